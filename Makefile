@@ -1,0 +1,40 @@
+# gcfs: see README.md. Every target works on a fresh machine after .ci/run's installs.
+export PATH := /usr/local/go/bin:$(PATH)
+GO      ?= go
+BIN     := bin/gcfs
+FUZZTIME ?= 30s
+DEMO    := $(CURDIR)/.demo
+
+.PHONY: all build test vet bench fuzz demo clean check-mounts
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/gcfs
+
+vet:
+	@test -z "$$(gofmt -l . | tee /dev/stderr)" || { echo "gofmt: files above need formatting"; exit 1; }
+	$(GO) vet ./...
+
+test: vet
+	$(GO) test -race -timeout 30m ./...
+	@$(MAKE) --no-print-directory check-mounts
+
+# Fails when a test left a gcfs mount behind.
+check-mounts:
+	@if grep -E ' fuse\.gcfs |^gcfs ' /proc/mounts; then echo "a gcfs mount was left behind" >&2; exit 1; fi
+
+bench: build
+	$(GO) test -run '^$$' -bench . -timeout 60m ./... | tee bench.out
+
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; done
+
+demo: build
+	./scripts/demo.sh $(BIN) $(DEMO)
+
+clean:
+	rm -rf bin $(DEMO) bench.out
