@@ -1,0 +1,92 @@
+package discimg
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// SectorSize is the ISO 9660 logical block size used by PS2 discs.
+const SectorSize = 2048
+
+// ErrNotISO: the image has no ISO 9660 primary volume descriptor at sector 16.
+var ErrNotISO = errors.New("not an ISO 9660 image")
+
+// ErrFormat is wrapped by every FormatError.
+var ErrFormat = errors.New("malformed image")
+
+// FormatError says what is wrong with a structure and where (byte offset in the image).
+type FormatError struct {
+	What   string // e.g. "directory record of /G", "container G/LEVEL0.WAD table"
+	Offset int64  // byte offset in the image
+	Reason string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("%s at image offset %#x: %s", e.What, e.Offset, e.Reason)
+}
+func (e *FormatError) Unwrap() error { return ErrFormat }
+
+// Volume is the primary volume descriptor's content.
+type Volume struct {
+	SystemID, VolumeID string
+	Blocks             int64 // volume space size in blocks
+	BlockSize          int64
+	RootLBA            int64
+}
+
+// Entry is one directory record, resolved. Paths use '/' and no leading slash
+// ("G/LEVEL0.WAD"); names have the ";1" suffix stripped.
+type Entry struct {
+	Name     string
+	Path     string
+	IsDir    bool
+	LBA      int64
+	Size     int64    // bytes recorded in the directory record
+	Children []*Entry // directories only, in directory-record order
+	// Err, when not nil, says why this entry cannot be read whole (extent outside
+	// the image, a directory that loops, a record that overruns its sector, ...).
+	// The entry is still listed where possible.
+	Err error
+}
+
+// Offset is the byte offset of the entry's first byte in the image.
+func (e *Entry) Offset() int64 { return e.LBA * SectorSize }
+
+// Image is an opened disc image.
+type Image struct {
+	R    io.ReaderAt
+	Size int64 // bytes in the image (may be less than the volume says)
+	Vol  Volume
+	Root *Entry
+	// Problems lists every per-entry error found while walking (also in Entry.Err).
+	Problems []error
+}
+
+// Open reads the volume descriptors and walks the whole directory tree. It fails
+// only when the image is not ISO 9660 at all (ErrNotISO) or unreadable; damage
+// below the root is reported per entry.
+func Open(r io.ReaderAt, size int64) (*Image, error) { return nil, errors.New("TODO") }
+
+// Lookup finds an entry by path ("" is the root).
+func (im *Image) Lookup(path string) (*Entry, bool) { return nil, false }
+
+// Identity is what identification learns.
+type Identity struct {
+	Serial     string // "SCUS-97268", "" when unknown
+	Title      string // "Ratchet & Clank: Going Commando" or "unknown"
+	Region     string // "NTSC-U", "PAL", "NTSC-J", "" when unknown
+	Version    string // VER from SYSTEM.CNF
+	VMode      string // VMODE from SYSTEM.CNF
+	Boot       string // BOOT2 file name ("SCUS_972.68")
+	VolumeID   string
+	Known      bool   // serial is a known release of the game
+	ELFSHA1    string // hex
+	ELFMatch   bool   // boot ELF SHA-1 equals the retail one
+	ImageSHA1  string // only with hash
+	ImageMatch bool
+}
+
+// Identify reads SYSTEM.CNF and the boot ELF; hash also hashes the whole image.
+func (im *Image) Identify(hash bool) (*Identity, error) { return nil, errors.New("TODO") }
+
