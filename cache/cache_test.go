@@ -1,0 +1,249 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func block(n int, b byte) []byte {
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = b
+	}
+	return p
+}
+
+func TestGetHitMiss(t *testing.T) {
+	c := New(1 << 20)
+	loads := 0
+	load := func() ([]byte, error) { loads++; return block(100, 7), nil }
+	for i := 0; i < 3; i++ {
+		v, err := c.Get(Key{1, 2}, load)
+		if err != nil || len(v) != 100 || v[0] != 7 {
+			t.Fatalf("Get = %d bytes, %v", len(v), err)
+		}
+	}
+	if loads != 1 {
+		t.Fatalf("loads = %d, want 1", loads)
+	}
+	s := c.Stats()
+	if s.Hits != 2 || s.Misses != 1 || s.Bytes != 100 || s.Entries != 1 || s.MaxBytes != 1<<20 {
+		t.Fatalf("stats = %+v", s)
+	}
+	if _, ok := c.Peek(Key{1, 2}); !ok {
+		t.Fatal("Peek missed a cached block")
+	}
+	if _, ok := c.Peek(Key{2, 2}); ok {
+		t.Fatal("Peek found an absent block")
+	}
+	if s2 := c.Stats(); s2.Misses != 1 || s2.Hits != 2 {
+		t.Fatalf("Peek changed counters: %+v", s2)
+	}
+}
+
+func TestBudgetNeverExceeded(t *testing.T) {
+	const budget = 10_000
+	c := New(budget)
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 2000; i++ {
+		n := rng.Intn(3000)
+		k := Key{uint64(rng.Intn(5)), rng.Intn(40)}
+		if _, err := c.Get(k, func() ([]byte, error) { return block(n, 1), nil }); err != nil {
+			t.Fatal(err)
+		}
+		s := c.Stats()
+		if s.Bytes > budget || s.Bytes < 0 {
+			t.Fatalf("after %d gets: %d bytes cached, budget %d", i, s.Bytes, budget)
+		}
+	}
+	if c.Stats().Evictions == 0 {
+		t.Fatal("no evictions despite a budget far below the working set")
+	}
+}
+
+func TestLRUOrder(t *testing.T) {
+	c := New(300)
+	get := func(b int) {
+		c.Get(Key{1, b}, func() ([]byte, error) { return block(100, byte(b)), nil })
+	}
+	get(1)
+	get(2)
+	get(3)
+	get(1) // 1 becomes most recent; 2 is now oldest
+	get(4) // evicts 2
+	if _, ok := c.Peek(Key{1, 2}); ok {
+		t.Fatal("least recently used block 2 was kept")
+	}
+	for _, b := range []int{1, 3, 4} {
+		if _, ok := c.Peek(Key{1, b}); !ok {
+			t.Fatalf("block %d evicted out of LRU order", b)
+		}
+	}
+	if s := c.Stats(); s.Evictions != 1 || s.Bytes != 300 || s.Entries != 3 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
+
+func TestOversizedBlockNotKept(t *testing.T) {
+	c := New(100)
+	v, err := c.Get(Key{1, 1}, func() ([]byte, error) { return block(101, 1), nil })
+	if err != nil || len(v) != 101 {
+		t.Fatalf("Get = %d, %v", len(v), err)
+	}
+	if s := c.Stats(); s.Bytes != 0 || s.Entries != 0 {
+		t.Fatalf("oversized block cached: %+v", s)
+	}
+}
+
+func TestMergedMisses(t *testing.T) {
+	c := New(1 << 20)
+	var loads atomic.Int32
+	release := make(chan struct{})
+	const n = 32
+	var wg sync.WaitGroup
+	var started sync.WaitGroup
+	started.Add(n)
+	results := make([][]byte, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			started.Done()
+			v, err := c.Get(Key{9, 9}, func() ([]byte, error) {
+				loads.Add(1)
+				<-release
+				return block(64, 5), nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			results[i] = v
+		}(i)
+	}
+	started.Wait()
+	// Give every goroutine time to reach Get before the single load finishes.
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if got := loads.Load(); got != 1 {
+		t.Fatalf("%d loads for %d concurrent Gets of one key, want 1", got, n)
+	}
+	for i, v := range results {
+		if len(v) != 64 || v[0] != 5 {
+			t.Fatalf("goroutine %d got %d bytes", i, len(v))
+		}
+	}
+	if s := c.Stats(); s.Misses != 1 || s.Hits != n-1 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
+
+func TestErrorsNotCached(t *testing.T) {
+	c := New(1 << 20)
+	bad := errors.New("corrupt")
+	calls := 0
+	for i := 0; i < 3; i++ {
+		_, err := c.Get(Key{1, 1}, func() ([]byte, error) { calls++; return nil, bad })
+		if !errors.Is(err, bad) {
+			t.Fatalf("err = %v", err)
+		}
+	}
+	if calls != 3 {
+		t.Fatalf("failing load called %d times, want 3 (errors must not be cached)", calls)
+	}
+	v, err := c.Get(Key{1, 1}, func() ([]byte, error) { return []byte("ok"), nil })
+	if err != nil || string(v) != "ok" {
+		t.Fatalf("after errors: %q, %v", v, err)
+	}
+	if s := c.Stats(); s.Entries != 1 || s.Bytes != 2 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
+
+func TestPanicInLoad(t *testing.T) {
+	c := New(1 << 20)
+	_, err := c.Get(Key{1, 1}, func() ([]byte, error) { panic("boom") })
+	var pe *PanicError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err = %v, want PanicError", err)
+	}
+	// The key is not stuck in flight.
+	v, err := c.Get(Key{1, 1}, func() ([]byte, error) { return []byte("x"), nil })
+	if err != nil || string(v) != "x" {
+		t.Fatalf("after panic: %q, %v", v, err)
+	}
+}
+
+func TestZeroBudget(t *testing.T) {
+	c := New(0)
+	v, err := c.Get(Key{1, 1}, func() ([]byte, error) { return []byte("abc"), nil })
+	if err != nil || string(v) != "abc" {
+		t.Fatal(v, err)
+	}
+	if s := c.Stats(); s.Entries != 0 || s.Bytes != 0 {
+		t.Fatalf("zero budget cached: %+v", s)
+	}
+}
+
+func TestConcurrentStress(t *testing.T) {
+	const budget = 64 << 10
+	c := New(budget)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(int64(g)))
+			for i := 0; i < 3000; i++ {
+				k := Key{uint64(rng.Intn(4)), rng.Intn(64)}
+				want := byte(k.File*64 + uint64(k.Block))
+				v, err := c.Get(k, func() ([]byte, error) {
+					if rng.Intn(10) == 0 {
+						return nil, fmt.Errorf("transient")
+					}
+					return block(1+rng.Intn(4096), want), nil
+				})
+				if err == nil && (len(v) == 0 || v[0] != want) {
+					t.Errorf("key %v: got block of %d bytes starting %d", k, len(v), v[0])
+					return
+				}
+				if s := c.Stats(); s.Bytes > budget {
+					t.Errorf("budget exceeded: %d", s.Bytes)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	s := c.Stats()
+	var sum int64
+	for _, k := range c.lru.Keys() {
+		v, _ := c.lru.Peek(k)
+		sum += int64(len(v))
+	}
+	if sum != s.Bytes {
+		t.Fatalf("byte count drifted: counter %d, actual %d", s.Bytes, sum)
+	}
+}
+
+func BenchmarkGetHit(b *testing.B) {
+	c := New(1 << 30)
+	blk := block(64<<10, 1)
+	for i := 0; i < 1024; i++ {
+		c.Get(Key{1, i}, func() ([]byte, error) { return blk, nil })
+	}
+	load := func() ([]byte, error) { return blk, nil }
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			c.Get(Key{1, i & 1023}, load)
+			i++
+		}
+	})
+}
