@@ -1,0 +1,185 @@
+// Package fusefs owns the FUSE front end of gcfs: thin go-fuse nodes over the
+// fsnode tree model (a directory node and a file node, each embedding fs.Inode
+// and pointing at a model node), the mount options for an immutable image, and
+// the mapping of model errors to errno values. It parses nothing itself.
+package fusefs
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"gcfs/fsnode"
+)
+
+// Options say how the tree is presented and mounted.
+type Options struct {
+	UID, GID uint32 // owner of every entry
+	// Umask clears permission bits from 0777 (directories) and 0666 (files).
+	// The default, 0222, gives r-x directories and r-- files for everyone.
+	Umask *uint32
+	// Mtime is shown as every entry's modification, change and access time.
+	Mtime time.Time
+
+	AllowOther  bool
+	FuseOptions []string // extra -o options handed to the kernel
+	Debug       bool     // FUSE request trace on the log
+	FsName      string   // first field of /proc/mounts (the image path); "gcfs" if empty
+
+	// Image, when set, is the image file raw reads splice from. When nil and
+	// the tree's image reader is an *os.File, that file is used.
+	Image *os.File
+
+	// Logf receives one line per problem (corrupt stream on open, read
+	// error, panic caught); log.Printf when nil.
+	Logf func(format string, args ...any)
+}
+
+// Kernel cache lifetimes: the image is immutable while mounted.
+const (
+	entryTimeout = 24 * time.Hour
+	attrTimeout  = 24 * time.Hour
+	negTimeout   = 24 * time.Hour
+	// maxIO is the largest READ the kernel is asked to send.
+	maxIO = 1 << 20
+	// blksize is st_blksize: the preferred I/O size tools like cp read with.
+	blksize = 1 << 20
+)
+
+// fsys is what every node of one mount shares.
+type fsys struct {
+	uid, gid   uint32
+	dirMode    uint32
+	fileMode   uint32
+	mtime      time.Time
+	img        *os.File // for splicing; nil: no splicing
+	imgSize    int64
+	logf       func(format string, args ...any)
+	nodes      int64 // nodes in the tree, for Statfs
+	volBlocks  int64
+	nextIno    atomic.Uint64 // for model nodes whose Ino collides or is zero
+	readErrors atomic.Int64
+}
+
+// NewRoot returns the root node of a tree, ready to hand to fs.Mount. The
+// whole tree of inodes is made in the root's OnAdd from the model (the model
+// is already complete, and persistent inodes keep the kernel's view stable).
+func NewRoot(t *fsnode.Tree, opt Options) fs.InodeEmbedder {
+	img, size, blocks := treeImage(t, opt)
+	return newRoot(fromTree(t), opt, img, size, blocks)
+}
+
+// treeImage finds the image file to splice from and the image's size.
+func treeImage(t *fsnode.Tree, opt Options) (*os.File, int64, int64) {
+	var f *os.File
+	var size, blocks int64
+	if t != nil && t.Image != nil {
+		size = t.Image.Size
+		blocks = t.Image.Vol.Blocks
+		if opt.Image == nil {
+			f, _ = t.Image.R.(*os.File)
+		}
+	}
+	if opt.Image != nil {
+		f = opt.Image
+		if size == 0 {
+			if st, err := f.Stat(); err == nil {
+				size = st.Size()
+			}
+		}
+	}
+	return f, size, blocks
+}
+
+func newRoot(m *mnode, opt Options, img *os.File, imgSize, volBlocks int64) *dirNode {
+	umask := uint32(0222)
+	if opt.Umask != nil {
+		umask = *opt.Umask & 0777
+	}
+	logf := opt.Logf
+	if logf == nil {
+		logf = log.Printf
+	}
+	sys := &fsys{
+		uid: opt.UID, gid: opt.GID,
+		dirMode:   0777 &^ umask,
+		fileMode:  0666 &^ umask,
+		mtime:     opt.Mtime,
+		img:       img,
+		imgSize:   imgSize,
+		logf:      logf,
+		volBlocks: volBlocks,
+	}
+	sys.nextIno.Store(1 << 62)
+	return &dirNode{sys: sys, m: m}
+}
+
+// MountOptions returns the go-fuse options for mounting the tree at a
+// mount point: read-only, long kernel cache lifetimes, 1 MiB reads.
+func MountOptions(opt Options) *fs.Options {
+	et, at, nt := entryTimeout, attrTimeout, negTimeout
+	name := opt.FsName
+	if name == "" {
+		name = "gcfs"
+	}
+	mo := fuse.MountOptions{
+		FsName:        name,
+		Name:          "gcfs",
+		AllowOther:    opt.AllowOther,
+		Options:       append([]string{"ro"}, opt.FuseOptions...),
+		MaxWrite:      maxIO,
+		MaxReadAhead:  maxIO,
+		MaxBackground: 64,
+		Debug:         opt.Debug,
+		// An immutable tree with persistent inodes: nothing to forget.
+		RememberInodes: true,
+	}
+	if opt.Logf != nil {
+		mo.Logger = log.New(logfWriter(opt.Logf), "", 0)
+	}
+	fo := &fs.Options{
+		MountOptions:    mo,
+		EntryTimeout:    &et,
+		AttrTimeout:     &at,
+		NegativeTimeout: &nt,
+		UID:             opt.UID,
+		GID:             opt.GID,
+	}
+	if opt.Logf != nil {
+		fo.Logger = mo.Logger
+	}
+	return fo
+}
+
+// Mount mounts t at mountpoint and returns the running server; the mount is
+// ready when Mount returns. Call Unmount on the server to end it.
+func Mount(mountpoint string, t *fsnode.Tree, opt Options) (*fuse.Server, error) {
+	if t == nil || t.Root == nil {
+		return nil, fmt.Errorf("fusefs: no tree to mount")
+	}
+	root := NewRoot(t, opt)
+	fo := MountOptions(opt)
+	fo.RootStableAttr = &fs.StableAttr{Mode: fuse.S_IFDIR, Ino: rootIno(t.Root.Ino)}
+	return fs.Mount(mountpoint, root, fo)
+}
+
+func rootIno(ino uint64) uint64 {
+	if ino == 0 {
+		return 1
+	}
+	return ino
+}
+
+// logfWriter adapts a Logf function to an io.Writer for log.Logger.
+type logfWriter func(format string, args ...any)
+
+func (w logfWriter) Write(p []byte) (int, error) {
+	w("%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

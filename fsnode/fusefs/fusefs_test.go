@@ -1,0 +1,443 @@
+package fusefs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+
+	"gcfs/fsnode"
+)
+
+// fakeEntry is a model node with chosen behaviour.
+type fakeEntry struct {
+	path    string
+	data    []byte
+	size    int64 // reported size; len(data) when negative
+	attrs   []fsnode.Attr
+	openErr error
+	readErr error // ReadAt fails with this
+	panicIn string
+}
+
+func (e *fakeEntry) Path() string { return e.path }
+func (e *fakeEntry) Size() int64 {
+	if e.panicIn == "size" {
+		panic("size exploded")
+	}
+	if e.size >= 0 {
+		return e.size
+	}
+	return int64(len(e.data))
+}
+func (e *fakeEntry) Xattrs() []fsnode.Attr { return e.attrs }
+func (e *fakeEntry) Open() (fsnode.Reader, error) {
+	if e.panicIn == "open" {
+		panic("open exploded")
+	}
+	if e.openErr != nil {
+		return nil, e.openErr
+	}
+	return fakeReader{e}, nil
+}
+
+type fakeReader struct{ e *fakeEntry }
+
+func (r fakeReader) Size() int64 { return r.e.Size() }
+func (r fakeReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.e.readErr != nil {
+		return 0, r.e.readErr
+	}
+	if off >= int64(len(r.e.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.e.data[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func file(name, path string, kind fsnode.Kind, e *fakeEntry) *mnode {
+	e.path = path
+	if e.size == 0 && e.data != nil {
+		e.size = -1
+	}
+	return &mnode{name: name, kind: kind, ino: inoOf(path), e: e}
+}
+
+func dir(name, path string, attrs []fsnode.Attr, kids ...*mnode) *mnode {
+	return &mnode{name: name, kind: fsnode.Dir, ino: inoOf(path), e: &fakeEntry{path: path, attrs: attrs}, children: kids}
+}
+
+func inoOf(path string) uint64 {
+	var h uint64 = 1469598103934665603
+	for i := 0; i < len(path); i++ {
+		h = (h ^ uint64(path[i])) * 1099511628211
+	}
+	return h | 1<<40
+}
+
+type logRec struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logRec) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+func (l *logRec) matching(sub string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, s := range l.lines {
+		if strings.Contains(s, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+func requireFUSE(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("/dev/fuse missing under CI: %v", err)
+		}
+		t.Skip("no /dev/fuse")
+	}
+}
+
+// mountFake mounts a fake model and unmounts it when the test ends.
+func mountFake(t *testing.T, root *mnode, opt Options, img *os.File, imgSize int64) (string, *logRec) {
+	t.Helper()
+	requireFUSE(t)
+	lr := &logRec{}
+	opt.Logf = lr.logf
+	opt.Debug = testing.Verbose()
+	r := newRoot(root, opt, img, imgSize, 0)
+	mo := MountOptions(opt)
+	mo.RootStableAttr = &fs.StableAttr{Mode: fuse.S_IFDIR, Ino: root.ino}
+	mnt := t.TempDir()
+	srv, err := fs.Mount(mnt, r, mo)
+	if err != nil {
+		t.Fatalf("mount: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Unmount(); err != nil {
+			t.Logf("unmount: %v; unmounting lazily", err)
+			syscall.Unmount(mnt, syscall.MNT_DETACH)
+		}
+	})
+	return mnt, lr
+}
+
+var corrupt = errors.New("stream offset 0x40: two literal packets in a row")
+
+func fakeTree(imgData []byte) *mnode {
+	decoded := bytes.Repeat([]byte("decoded!"), 40000) // 320000 bytes
+	return dir("", "", nil,
+		dir("G", "G", nil,
+			dir("LEVEL0.WAD", "G/LEVEL0.WAD", []fsnode.Attr{{Name: "user.gcfs.level_id", Value: "0"}},
+				file("gameplay", "G/LEVEL0.WAD/gameplay", fsnode.Decoded, &fakeEntry{data: decoded,
+					attrs: []fsnode.Attr{{Name: "user.gcfs.offset", Value: "4096"}, {Name: "user.gcfs.wad_tag", Value: "TAGTAG"}}}),
+				file("gameplay.wad", "G/LEVEL0.WAD/gameplay.wad", fsnode.Raw, &fakeEntry{data: []byte("WAD....")}),
+				file("broken", "G/LEVEL0.WAD/broken", fsnode.Decoded, &fakeEntry{data: []byte("partial"), openErr: corrupt}),
+				file("short", "G/LEVEL0.WAD/short", fsnode.Raw, &fakeEntry{data: []byte("abc"), size: 10}),
+				file("ioerr", "G/LEVEL0.WAD/ioerr", fsnode.Raw, &fakeEntry{data: []byte("abcdef"), readErr: errors.New("past the image's end")}),
+				file("panics", "G/LEVEL0.WAD/panics", fsnode.Decoded, &fakeEntry{data: []byte("x"), panicIn: "open"}),
+			),
+		),
+		// Raw file inside the image file: read by splicing. Its ReadAt
+		// fails, so correct bytes prove the splice path served them.
+		file("SYSTEM.CNF", "SYSTEM.CNF", fsnode.Raw, &fakeEntry{data: imgData[100:300],
+			readErr: errors.New("reader must not be used"),
+			attrs:   []fsnode.Attr{{Name: "user.gcfs.offset", Value: "100"}, {Name: "user.gcfs.lba", Value: "0"}}}),
+		file("bad..name/", "x", fsnode.Raw, &fakeEntry{data: []byte("x")}),
+	)
+}
+
+func imageFile(t *testing.T) (*os.File, []byte) {
+	data := make([]byte, 8192)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	p := filepath.Join(t.TempDir(), "img.iso")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f, data
+}
+
+func TestTreeAttrsAndReaddir(t *testing.T) {
+	img, data := imageFile(t)
+	m := fakeTree(data)
+	mnt, lr := mountFake(t, m, Options{UID: 123, GID: 456}, img, int64(len(data)))
+
+	ents, err := os.ReadDir(filepath.Join(mnt, "G/LEVEL0.WAD"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	want := []string{"broken", "gameplay", "gameplay.wad", "ioerr", "panics", "short"}
+	sort.Strings(names)
+	if strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Fatalf("names = %v, want %v", names, want)
+	}
+	// The invalid name was left out, with a log line.
+	if _, err := os.ReadDir(mnt); err != nil {
+		t.Fatal(err)
+	}
+	if lr.matching("cannot be a file name") != 1 {
+		t.Fatalf("log = %q", lr.lines)
+	}
+
+	// . and .. appear in the raw listing.
+	fd, err := unix.Open(filepath.Join(mnt, "G"), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	n, err := unix.ReadDirent(fd, buf)
+	unix.Close(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := direntNames(buf[:n])
+	if strings.Join(raw, ",") != ".,..,LEVEL0.WAD" {
+		t.Fatalf("raw dirents = %v", raw)
+	}
+
+	var st unix.Stat_t
+	if err := unix.Stat(filepath.Join(mnt, "G/LEVEL0.WAD/gameplay"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Size != 320000 || st.Mode != unix.S_IFREG|0o444 || st.Uid != 123 || st.Gid != 456 ||
+		st.Blocks != (320000+511)/512 || st.Ino != inoOf("G/LEVEL0.WAD/gameplay") || st.Blksize != blksize {
+		t.Fatalf("stat gameplay = size %d mode %o uid %d gid %d blocks %d ino %d blksize %d",
+			st.Size, st.Mode, st.Uid, st.Gid, st.Blocks, st.Ino, st.Blksize)
+	}
+	if err := unix.Stat(filepath.Join(mnt, "G"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode != unix.S_IFDIR|0o555 || st.Ino != inoOf("G") || st.Nlink != 3 {
+		t.Fatalf("stat G = mode %o ino %d nlink %d", st.Mode, st.Ino, st.Nlink)
+	}
+	var sf unix.Statfs_t
+	if err := unix.Statfs(mnt, &sf); err != nil {
+		t.Fatal(err)
+	}
+	if sf.Bsize != 2048 || sf.Blocks != 4 || sf.Bfree != 0 || sf.Files == 0 {
+		t.Fatalf("statfs = %+v", sf)
+	}
+}
+
+func TestUmask(t *testing.T) {
+	img, data := imageFile(t)
+	um := uint32(0o022)
+	mnt, _ := mountFake(t, fakeTree(data), Options{Umask: &um}, img, int64(len(data)))
+	var st unix.Stat_t
+	if err := unix.Stat(filepath.Join(mnt, "SYSTEM.CNF"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode&0o777 != 0o644 {
+		t.Fatalf("file mode %o with umask 022", st.Mode&0o777)
+	}
+	if err := unix.Stat(filepath.Join(mnt, "G"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode&0o777 != 0o755 {
+		t.Fatalf("dir mode %o with umask 022", st.Mode&0o777)
+	}
+}
+
+func TestReads(t *testing.T) {
+	img, data := imageFile(t)
+	m := fakeTree(data)
+	mnt, lr := mountFake(t, m, Options{}, img, int64(len(data)))
+
+	got, err := os.ReadFile(filepath.Join(mnt, "G/LEVEL0.WAD/gameplay"))
+	if err != nil || !bytes.Equal(got, bytes.Repeat([]byte("decoded!"), 40000)) {
+		t.Fatalf("gameplay: %d bytes, %v", len(got), err)
+	}
+	got, err = os.ReadFile(filepath.Join(mnt, "SYSTEM.CNF"))
+	if err != nil || !bytes.Equal(got, data[100:300]) {
+		t.Fatalf("spliced SYSTEM.CNF: %d bytes, %v", len(got), err)
+	}
+	f, err := os.Open(filepath.Join(mnt, "G/LEVEL0.WAD/gameplay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := make([]byte, 5)
+	if n, err := f.ReadAt(p, 319998); n != 2 || err != io.EOF || string(p[:2]) != "d!" {
+		t.Fatalf("read at end: %d %v %q", n, err, p[:n])
+	}
+	f.Close()
+
+	// Corrupt stream: EIO on open, one log line however often it is opened.
+	for i := 0; i < 3; i++ {
+		_, err := os.Open(filepath.Join(mnt, "G/LEVEL0.WAD/broken"))
+		if !errors.Is(err, syscall.EIO) {
+			t.Fatalf("open broken: %v, want EIO", err)
+		}
+	}
+	if n := lr.matching("two literal packets"); n != 1 {
+		t.Fatalf("%d log lines for the corrupt stream, want 1: %q", n, lr.lines)
+	}
+	// Size promised but bytes missing: EIO, not a short file.
+	if _, err := os.ReadFile(filepath.Join(mnt, "G/LEVEL0.WAD/short")); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("short: %v, want EIO", err)
+	}
+	if _, err := os.ReadFile(filepath.Join(mnt, "G/LEVEL0.WAD/ioerr")); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("ioerr: %v, want EIO", err)
+	}
+	if lr.matching("past the image's end") != 1 {
+		t.Fatalf("read error not logged once: %q", lr.lines)
+	}
+	// A panic in the model is EIO, logged, and the server keeps serving.
+	if _, err := os.Open(filepath.Join(mnt, "G/LEVEL0.WAD/panics")); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("panics: %v, want EIO", err)
+	}
+	if lr.matching("open exploded") != 1 {
+		t.Fatalf("panic not logged: %q", lr.lines)
+	}
+	if _, err := os.ReadFile(filepath.Join(mnt, "G/LEVEL0.WAD/gameplay.wad")); err != nil {
+		t.Fatalf("after panic: %v", err)
+	}
+}
+
+func TestXattrs(t *testing.T) {
+	img, data := imageFile(t)
+	mnt, _ := mountFake(t, fakeTree(data), Options{}, img, int64(len(data)))
+	p := filepath.Join(mnt, "G/LEVEL0.WAD/gameplay")
+	buf := make([]byte, 256)
+	n, err := unix.Listxattr(p, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(buf[:n]); got != "user.gcfs.offset\x00user.gcfs.wad_tag\x00" {
+		t.Fatalf("listxattr = %q", got)
+	}
+	n, err = unix.Getxattr(p, "user.gcfs.wad_tag", buf)
+	if err != nil || string(buf[:n]) != "TAGTAG" {
+		t.Fatalf("getxattr = %q, %v", buf[:n], err)
+	}
+	if n, err := unix.Getxattr(p, "user.gcfs.wad_tag", nil); err != nil || n != 6 {
+		t.Fatalf("size query = %d, %v", n, err)
+	}
+	if _, err := unix.Getxattr(p, "user.gcfs.wad_tag", make([]byte, 2)); err != unix.ERANGE {
+		t.Fatalf("small buffer: %v, want ERANGE", err)
+	}
+	if _, err := unix.Getxattr(p, "user.nope", buf); err != unix.ENODATA {
+		t.Fatalf("missing attr: %v, want ENODATA", err)
+	}
+	n, err = unix.Getxattr(filepath.Join(mnt, "G/LEVEL0.WAD"), "user.gcfs.level_id", buf)
+	if err != nil || string(buf[:n]) != "0" {
+		t.Fatalf("dir getxattr = %q, %v", buf[:n], err)
+	}
+}
+
+func TestWritesFailEROFS(t *testing.T) {
+	img, data := imageFile(t)
+	mnt, _ := mountFake(t, fakeTree(data), Options{}, img, int64(len(data)))
+	lvl := filepath.Join(mnt, "G/LEVEL0.WAD")
+	f := filepath.Join(lvl, "gameplay")
+	checks := map[string]error{
+		"create":      func() error { _, err := os.Create(filepath.Join(lvl, "new")); return err }(),
+		"open rdwr":   func() error { _, err := os.OpenFile(f, os.O_RDWR, 0); return err }(),
+		"open wronly": func() error { _, err := os.OpenFile(f, os.O_WRONLY, 0); return err }(),
+		"truncate":    os.Truncate(f, 0),
+		"mkdir":       os.Mkdir(filepath.Join(lvl, "d"), 0o755),
+		"remove":      os.Remove(f),
+		"rmdir":       os.Remove(filepath.Join(mnt, "G")),
+		"rename":      os.Rename(f, filepath.Join(lvl, "moved")),
+		"link":        os.Link(f, filepath.Join(lvl, "hard")),
+		"symlink":     os.Symlink("gameplay", filepath.Join(lvl, "sym")),
+		"chmod":       os.Chmod(f, 0o777),
+		"setxattr":    unix.Setxattr(f, "user.x", []byte("1"), 0),
+		"removexattr": unix.Removexattr(f, "user.gcfs.wad_tag"),
+	}
+	for op, err := range checks {
+		if !errors.Is(err, syscall.EROFS) {
+			t.Errorf("%s: %v, want EROFS", op, err)
+		}
+	}
+}
+
+func TestDuplicateInodesRenumbered(t *testing.T) {
+	img, data := imageFile(t)
+	a := file("a", "a", fsnode.Raw, &fakeEntry{data: []byte("A")})
+	b := file("b", "b", fsnode.Raw, &fakeEntry{data: []byte("B")})
+	b.ino = a.ino
+	mnt, _ := mountFake(t, dir("", "", nil, a, b), Options{}, img, int64(len(data)))
+	var sa, sb unix.Stat_t
+	if err := unix.Stat(filepath.Join(mnt, "a"), &sa); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Stat(filepath.Join(mnt, "b"), &sb); err != nil {
+		t.Fatal(err)
+	}
+	if sa.Ino == sb.Ino {
+		t.Fatalf("two files share inode %d", sa.Ino)
+	}
+	if got, _ := os.ReadFile(filepath.Join(mnt, "b")); string(got) != "B" {
+		t.Fatalf("b reads %q", got)
+	}
+}
+
+func TestGetattrPanicIsEIO(t *testing.T) {
+	img, data := imageFile(t)
+	bad := file("bad", "bad", fsnode.Decoded, &fakeEntry{data: []byte("x"), panicIn: "size"})
+	ok := file("ok", "ok", fsnode.Raw, &fakeEntry{data: []byte("fine")})
+	mnt, lr := mountFake(t, dir("", "", nil, bad, ok), Options{}, img, int64(len(data)))
+	if _, err := os.Stat(filepath.Join(mnt, "bad")); err == nil {
+		t.Fatal("stat of a node whose Size panics succeeded")
+	}
+	if got, err := os.ReadFile(filepath.Join(mnt, "ok")); err != nil || string(got) != "fine" {
+		t.Fatalf("ok: %q %v", got, err)
+	}
+	if lr.matching("size exploded") == 0 {
+		t.Fatalf("panic not logged: %q", lr.lines)
+	}
+}
+
+// direntNames parses linux_dirent64 records, keeping "." and ".." (which
+// unix.ParseDirent drops).
+func direntNames(b []byte) []string {
+	var names []string
+	for len(b) >= 19 {
+		reclen := int(b[16]) | int(b[17])<<8
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		name := b[19:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		names = append(names, string(name))
+		b = b[reclen:]
+	}
+	return names
+}

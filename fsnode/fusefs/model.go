@@ -1,0 +1,78 @@
+package fusefs
+
+import (
+	"strconv"
+
+	"gcfs/fsnode"
+)
+
+// entry is what the FUSE nodes ask of a model node beyond its place in the
+// tree. *fsnode.Node implements it; tests use fakes to reach error paths that
+// a well-formed image never shows.
+type entry interface {
+	Path() string
+	Size() int64
+	Xattrs() []fsnode.Attr
+	Open() (fsnode.Reader, error)
+}
+
+// mnode is one model node as the FUSE layer sees it.
+type mnode struct {
+	name     string
+	kind     fsnode.Kind
+	ino      uint64
+	children []*mnode
+	e        entry
+
+	// Where a raw file starts in the image, learnt on first read (guarded
+	// by the file node's mutex).
+	spanKnown, spanOK bool
+	spanOff           int64
+}
+
+// fromTree mirrors the model's tree structure.
+func fromTree(t *fsnode.Tree) *mnode {
+	if t == nil || t.Root == nil {
+		return &mnode{kind: fsnode.Dir, e: emptyEntry{}}
+	}
+	return fromNode(t.Root, 0)
+}
+
+// maxDepth bounds the recursion over a model that, through some bug, loops.
+const maxDepth = 64
+
+func fromNode(n *fsnode.Node, depth int) *mnode {
+	m := &mnode{name: n.Name, kind: n.Kind, ino: n.Ino, e: n}
+	if n.Kind == fsnode.Dir && depth < maxDepth {
+		m.children = make([]*mnode, 0, len(n.Children))
+		for _, c := range n.Children {
+			if c != nil {
+				m.children = append(m.children, fromNode(c, depth+1))
+			}
+		}
+	}
+	return m
+}
+
+// emptyEntry stands in for a missing model root.
+type emptyEntry struct{}
+
+func (emptyEntry) Path() string                 { return "" }
+func (emptyEntry) Size() int64                  { return 0 }
+func (emptyEntry) Xattrs() []fsnode.Attr        { return nil }
+func (emptyEntry) Open() (fsnode.Reader, error) { return nil, errNotFile }
+
+// imageSpan returns where a raw file's bytes start in the image, from the
+// model's user.gcfs.offset attribute, for splicing.
+func imageSpan(attrs []fsnode.Attr) (int64, bool) {
+	for _, a := range attrs {
+		if a.Name == "user.gcfs.offset" {
+			off, err := strconv.ParseInt(a.Value, 0, 64)
+			if err != nil || off < 0 {
+				return 0, false
+			}
+			return off, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,441 @@
+package fusefs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"gcfs/fsnode"
+)
+
+// The operations each node type serves, in one place. Everything on the
+// write side is declared so that it answers EROFS rather than ENOSYS.
+var (
+	_ = (fs.NodeOnAdder)((*dirNode)(nil))
+	_ = (fs.NodeGetattrer)((*dirNode)(nil))
+	_ = (fs.NodeReaddirer)((*dirNode)(nil))
+	_ = (fs.NodeLookuper)((*dirNode)(nil))
+	_ = (fs.NodeGetxattrer)((*dirNode)(nil))
+	_ = (fs.NodeListxattrer)((*dirNode)(nil))
+	_ = (fs.NodeStatfser)((*dirNode)(nil))
+	_ = (fs.NodeSetattrer)((*dirNode)(nil))
+	_ = (fs.NodeSetxattrer)((*dirNode)(nil))
+	_ = (fs.NodeRemovexattrer)((*dirNode)(nil))
+	_ = (fs.NodeMkdirer)((*dirNode)(nil))
+	_ = (fs.NodeMknoder)((*dirNode)(nil))
+	_ = (fs.NodeCreater)((*dirNode)(nil))
+	_ = (fs.NodeUnlinker)((*dirNode)(nil))
+	_ = (fs.NodeRmdirer)((*dirNode)(nil))
+	_ = (fs.NodeRenamer)((*dirNode)(nil))
+	_ = (fs.NodeLinker)((*dirNode)(nil))
+	_ = (fs.NodeSymlinker)((*dirNode)(nil))
+
+	_ = (fs.NodeGetattrer)((*fileNode)(nil))
+	_ = (fs.NodeOpener)((*fileNode)(nil))
+	_ = (fs.NodeReader)((*fileNode)(nil))
+	_ = (fs.NodeGetxattrer)((*fileNode)(nil))
+	_ = (fs.NodeListxattrer)((*fileNode)(nil))
+	_ = (fs.NodeStatfser)((*fileNode)(nil))
+	_ = (fs.NodeSetattrer)((*fileNode)(nil))
+	_ = (fs.NodeSetxattrer)((*fileNode)(nil))
+	_ = (fs.NodeRemovexattrer)((*fileNode)(nil))
+	_ = (fs.NodeWriter)((*fileNode)(nil))
+)
+
+var errNotFile = errors.New("not a file")
+
+// dirNode is a directory of the model: an ISO directory, a container, a group.
+type dirNode struct {
+	fs.Inode
+	sys *fsys
+	m   *mnode
+}
+
+// fileNode is a raw or decoded file of the model.
+type fileNode struct {
+	fs.Inode
+	sys *fsys
+	m   *mnode
+
+	mu     sync.Mutex
+	r      fsnode.Reader // opened on first Open, shared by every handle
+	logged bool          // the one log line for this node was written
+}
+
+// OnAdd builds the whole inode tree below the root from the model.
+func (d *dirNode) OnAdd(ctx context.Context) {
+	if d.m.ino == 0 {
+		d.m.ino = 1
+	}
+	seen := map[uint64]bool{d.m.ino: true}
+	d.sys.nodes = 1
+	d.populate(ctx, seen)
+}
+
+func (d *dirNode) populate(ctx context.Context, seen map[uint64]bool) {
+	for _, c := range d.m.children {
+		if !validName(c.name) {
+			d.sys.logf("gcfs: %s: entry %q cannot be a file name; left out", d.pathOr("/"), c.name)
+			continue
+		}
+		if d.GetChild(c.name) != nil {
+			d.sys.logf("gcfs: %s: duplicate entry %q left out", d.pathOr("/"), c.name)
+			continue
+		}
+		if c.ino == 0 || seen[c.ino] {
+			c.ino = d.sys.nextIno.Add(1)
+		}
+		seen[c.ino] = true
+		d.sys.nodes++
+		if c.kind == fsnode.Dir {
+			cd := &dirNode{sys: d.sys, m: c}
+			ch := d.NewPersistentInode(ctx, cd, fs.StableAttr{Mode: fuse.S_IFDIR, Ino: c.ino})
+			d.AddChild(c.name, ch, false)
+			cd.populate(ctx, seen)
+		} else {
+			cf := &fileNode{sys: d.sys, m: c}
+			ch := d.NewPersistentInode(ctx, cf, fs.StableAttr{Mode: fuse.S_IFREG, Ino: c.ino})
+			d.AddChild(c.name, ch, false)
+		}
+	}
+}
+
+func validName(name string) bool {
+	return name != "" && name != "." && name != ".." && len(name) <= 255 &&
+		!strings.ContainsAny(name, "/\x00")
+}
+
+func (d *dirNode) pathOr(root string) string {
+	if p := d.m.e.Path(); p != "" {
+		return p
+	}
+	return root
+}
+
+// recoverErrno turns a panic in the model into EIO and one log line, so no
+// panic reaches the FUSE server loop (and from there the kernel).
+func (s *fsys) recoverErrno(what string, m *mnode, errno *syscall.Errno) {
+	if r := recover(); r != nil {
+		s.logf("gcfs: %s %s: internal error: %v\n%s", what, safePath(m), r, debug.Stack())
+		*errno = syscall.EIO
+	}
+}
+
+func safePath(m *mnode) (p string) {
+	defer func() {
+		if recover() != nil {
+			p = m.name
+		}
+	}()
+	if p = m.e.Path(); p == "" {
+		p = "/"
+	}
+	return p
+}
+
+func (s *fsys) fillAttr(out *fuse.Attr, mode uint32, size int64, nlink uint32) {
+	out.Mode = mode
+	out.Size = uint64(size)
+	out.Blocks = uint64((size + 511) / 512)
+	out.Blksize = blksize
+	out.Nlink = nlink
+	out.Owner = fuse.Owner{Uid: s.uid, Gid: s.gid}
+	if !s.mtime.IsZero() {
+		t := s.mtime
+		out.SetTimes(&t, &t, &t)
+	}
+}
+
+func (d *dirNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	nlink := uint32(2)
+	for _, c := range d.m.children {
+		if c.kind == fsnode.Dir {
+			nlink++
+		}
+	}
+	d.sys.fillAttr(&out.Attr, fuse.S_IFDIR|d.sys.dirMode, 0, nlink)
+	out.Ino = d.m.ino
+	return 0
+}
+
+// Lookup finds a child made in OnAdd; unlike go-fuse's default it fails the
+// lookup when the child's attributes cannot be had (a model error), rather
+// than handing the kernel an entry of zeros.
+func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	ch := d.GetChild(name)
+	if ch == nil {
+		return nil, syscall.ENOENT
+	}
+	ga, ok := ch.Operations().(fs.NodeGetattrer)
+	if !ok {
+		return ch, 0
+	}
+	var a fuse.AttrOut
+	if errno := ga.Getattr(ctx, nil, &a); errno != 0 {
+		return nil, errno
+	}
+	out.Attr = a.Attr
+	return ch, 0
+}
+
+func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	parentIno := d.m.ino
+	if _, p := d.Parent(); p != nil {
+		parentIno = p.StableAttr().Ino
+	}
+	ents := make([]fuse.DirEntry, 0, len(d.m.children)+2)
+	ents = append(ents,
+		fuse.DirEntry{Name: ".", Mode: fuse.S_IFDIR, Ino: d.m.ino},
+		fuse.DirEntry{Name: "..", Mode: fuse.S_IFDIR, Ino: parentIno})
+	// List what was added to the inode tree, in the model's (name) order.
+	for _, c := range d.m.children {
+		ch := d.GetChild(c.name)
+		if ch == nil {
+			continue
+		}
+		ents = append(ents, fuse.DirEntry{Name: c.name, Mode: ch.StableAttr().Mode, Ino: ch.StableAttr().Ino})
+	}
+	return fs.NewListDirStream(ents), 0
+}
+
+func (d *dirNode) Getxattr(ctx context.Context, attr string, dest []byte) (n uint32, errno syscall.Errno) {
+	defer d.sys.recoverErrno("getxattr", d.m, &errno)
+	return getxattr(d.m.e.Xattrs(), attr, dest)
+}
+
+func (d *dirNode) Listxattr(ctx context.Context, dest []byte) (n uint32, errno syscall.Errno) {
+	defer d.sys.recoverErrno("listxattr", d.m, &errno)
+	return listxattr(d.m.e.Xattrs(), dest)
+}
+
+func (d *dirNode) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	d.sys.statfs(out)
+	return 0
+}
+
+func (s *fsys) statfs(out *fuse.StatfsOut) {
+	const bsize = 2048 // the disc's sector
+	blocks := s.volBlocks
+	if blocks <= 0 {
+		blocks = (s.imgSize + bsize - 1) / bsize
+	}
+	out.Blocks = uint64(blocks)
+	out.Bfree, out.Bavail = 0, 0
+	out.Files = uint64(s.nodes)
+	out.Ffree = 0
+	out.Bsize = bsize
+	out.Frsize = bsize
+	out.NameLen = 255
+}
+
+// Write side of a directory: EROFS.
+
+func (d *dirNode) Setattr(context.Context, fs.FileHandle, *fuse.SetAttrIn, *fuse.AttrOut) syscall.Errno {
+	return syscall.EROFS
+}
+func (d *dirNode) Setxattr(context.Context, string, []byte, uint32) syscall.Errno {
+	return syscall.EROFS
+}
+func (d *dirNode) Removexattr(context.Context, string) syscall.Errno { return syscall.EROFS }
+func (d *dirNode) Mkdir(context.Context, string, uint32, *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+func (d *dirNode) Mknod(context.Context, string, uint32, uint32, *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+func (d *dirNode) Create(context.Context, string, uint32, uint32, *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	return nil, nil, 0, syscall.EROFS
+}
+func (d *dirNode) Unlink(context.Context, string) syscall.Errno { return syscall.EROFS }
+func (d *dirNode) Rmdir(context.Context, string) syscall.Errno  { return syscall.EROFS }
+func (d *dirNode) Rename(context.Context, string, fs.InodeEmbedder, string, uint32) syscall.Errno {
+	return syscall.EROFS
+}
+func (d *dirNode) Link(context.Context, fs.InodeEmbedder, string, *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+func (d *dirNode) Symlink(context.Context, string, string, *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	return nil, syscall.EROFS
+}
+
+// Files.
+
+func (f *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
+	defer f.sys.recoverErrno("getattr", f.m, &errno)
+	size := f.m.e.Size()
+	if size < 0 {
+		size = 0
+	}
+	f.sys.fillAttr(&out.Attr, fuse.S_IFREG|f.sys.fileMode, size, 1)
+	out.Ino = f.m.ino
+	return 0
+}
+
+// logOnce writes the node's one problem line.
+func (f *fileNode) logOnce(format string, args ...any) {
+	f.mu.Lock()
+	first := !f.logged
+	f.logged = true
+	f.mu.Unlock()
+	if first {
+		f.sys.logf(format, args...)
+	}
+}
+
+func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fuseFlags uint32, errno syscall.Errno) {
+	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
+		return nil, 0, syscall.EROFS
+	}
+	defer f.sys.recoverErrno("open", f.m, &errno)
+	if _, err := f.reader(); err != nil {
+		f.logOnce("gcfs: open %s: %v", safePath(f.m), err)
+		return nil, 0, syscall.EIO
+	}
+	// No handle: reads go to the node, which holds the one shared reader.
+	return nil, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// reader opens the model's reader once; a failure is retried on the next
+// open (the model remembers what it learnt, so that is cheap).
+func (f *fileNode) reader() (fsnode.Reader, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.r != nil {
+		return f.r, nil
+	}
+	r, err := f.m.e.Open()
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, fmt.Errorf("model returned no reader")
+	}
+	f.r = r
+	return r, nil
+}
+
+func (f *fileNode) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off int64) (res fuse.ReadResult, errno syscall.Errno) {
+	defer f.sys.recoverErrno("read", f.m, &errno)
+	if off < 0 {
+		return nil, syscall.EINVAL
+	}
+	size := f.m.e.Size()
+	if off >= size || len(dest) == 0 {
+		return fuse.ReadResultData(nil), 0
+	}
+	n := int64(len(dest))
+	if n > size-off {
+		n = size - off
+	}
+	if res, ok := f.splice(off, n, size); ok {
+		return res, 0
+	}
+	r, err := f.reader()
+	if err != nil {
+		f.logOnce("gcfs: read %s: %v", safePath(f.m), err)
+		return nil, syscall.EIO
+	}
+	got, err := r.ReadAt(dest[:n], off)
+	if got == int(n) {
+		return fuse.ReadResultData(dest[:n]), 0
+	}
+	if err == nil || err == io.EOF {
+		// The model promised size bytes: a short read would show the
+		// kernel a silently truncated file.
+		err = fmt.Errorf("short read: %d of %d bytes at offset %d", got, n, off)
+	}
+	f.sys.readErrors.Add(1)
+	f.logOnce("gcfs: read %s at offset %d: %v", safePath(f.m), off, err)
+	return nil, syscall.EIO
+}
+
+// splice answers a raw read straight from the image's file descriptor, so the
+// bytes can move kernel-side (splice) when the whole range is in the image.
+func (f *fileNode) splice(off, n, size int64) (fuse.ReadResult, bool) {
+	if f.m.kind != fsnode.Raw || f.sys.img == nil {
+		return nil, false
+	}
+	f.mu.Lock()
+	if !f.m.spanKnown {
+		f.m.spanKnown = true
+		f.m.spanOff, f.m.spanOK = imageSpan(f.m.e.Xattrs())
+	}
+	start, ok := f.m.spanOff, f.m.spanOK
+	f.mu.Unlock()
+	if !ok || start > f.sys.imgSize || size > f.sys.imgSize-start {
+		return nil, false
+	}
+	return fuse.ReadResultFd(f.sys.img.Fd(), start+off, int(n)), true
+}
+
+func (f *fileNode) Getxattr(ctx context.Context, attr string, dest []byte) (n uint32, errno syscall.Errno) {
+	defer f.sys.recoverErrno("getxattr", f.m, &errno)
+	return getxattr(f.m.e.Xattrs(), attr, dest)
+}
+
+func (f *fileNode) Listxattr(ctx context.Context, dest []byte) (n uint32, errno syscall.Errno) {
+	defer f.sys.recoverErrno("listxattr", f.m, &errno)
+	return listxattr(f.m.e.Xattrs(), dest)
+}
+
+func (f *fileNode) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	f.sys.statfs(out)
+	return 0
+}
+
+func (f *fileNode) Setattr(context.Context, fs.FileHandle, *fuse.SetAttrIn, *fuse.AttrOut) syscall.Errno {
+	return syscall.EROFS
+}
+func (f *fileNode) Setxattr(context.Context, string, []byte, uint32) syscall.Errno {
+	return syscall.EROFS
+}
+func (f *fileNode) Removexattr(context.Context, string) syscall.Errno { return syscall.EROFS }
+func (f *fileNode) Write(context.Context, fs.FileHandle, []byte, int64) (uint32, syscall.Errno) {
+	return 0, syscall.EROFS
+}
+
+// getxattr answers one attribute, with the size-query and ERANGE protocol of
+// getxattr(2).
+func getxattr(attrs []fsnode.Attr, name string, dest []byte) (uint32, syscall.Errno) {
+	for _, a := range attrs {
+		if a.Name != name {
+			continue
+		}
+		n := uint32(len(a.Value))
+		if len(dest) == 0 {
+			return n, 0
+		}
+		if len(dest) < len(a.Value) {
+			return n, syscall.ERANGE
+		}
+		copy(dest, a.Value)
+		return n, 0
+	}
+	return 0, syscall.ENODATA
+}
+
+// listxattr answers the NUL-separated list of names.
+func listxattr(attrs []fsnode.Attr, dest []byte) (uint32, syscall.Errno) {
+	var b []byte
+	for _, a := range attrs {
+		b = append(b, a.Name...)
+		b = append(b, 0)
+	}
+	n := uint32(len(b))
+	if len(dest) == 0 {
+		return n, 0
+	}
+	if len(dest) < len(b) {
+		return n, syscall.ERANGE
+	}
+	copy(dest, b)
+	return n, 0
+}
