@@ -1,6 +1,471 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
 
-// TODO: owned by a helper; replace.
-func mountCommands() []*cli.Command { return nil }
+	"github.com/dustin/go-humanize"
+	"github.com/urfave/cli/v2"
+
+	"gcfs/discimg"
+	"gcfs/fsnode"
+	"gcfs/fsnode/fusefs"
+)
+
+// readyFDEnv names the descriptor a background server reports readiness on:
+// "ready\n" once the mount serves, or "error: <reason>\n".
+const readyFDEnv = "GCFS_READY_FD"
+
+func mountCommands() []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "mount",
+			Usage:     "mount a disc image read-only at MOUNTPOINT",
+			ArgsUsage: "IMAGE MOUNTPOINT",
+			Description: "Mounts the image through FUSE and returns once the mount is ready, leaving a\n" +
+				"background server; with -f it stays attached and unmounts on SIGINT or SIGTERM.",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "foreground", Aliases: []string{"f"}, Usage: "stay attached; unmount on SIGINT or SIGTERM"},
+				&cli.StringFlag{Name: "cache-size", Value: "256MiB", Usage: "decoded-block cache budget (64MiB, 1GiB, ...)"},
+				&cli.StringFlag{Name: "max-decoded", Value: "256MiB", Usage: "largest decoded stream; past it reads fail with EIO"},
+				&cli.StringSliceFlag{Name: "o", Usage: "comma list of mount options: allow_other, uid=N, gid=N, umask=OCTAL, others go to FUSE"},
+				&cli.BoolFlag{Name: "debug", Usage: "log the FUSE request trace and the cache counters"},
+				&cli.StringFlag{Name: "log-file", Usage: "append the server's log here (default: stderr in the foreground, nowhere in the background)"},
+			},
+			Action: mountAction,
+		},
+		{
+			Name:      "umount",
+			Aliases:   []string{"unmount"},
+			Usage:     "unmount a gcfs mount",
+			ArgsUsage: "MOUNTPOINT",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "lazy", Aliases: []string{"z"}, Usage: "detach now even when busy; finish when no longer in use"},
+			},
+			Action: umountAction,
+		},
+	}
+}
+
+// mountConfig is the parsed command line of gcfs mount.
+type mountConfig struct {
+	image, mountpoint string
+	cacheSize         int64
+	maxDecoded        int64
+	fuse              fusefs.Options
+	rawOpts           []string // the -o values as given, for the re-exec
+	debug             bool
+	logFile           string
+}
+
+func parseMountArgs(c *cli.Context) (*mountConfig, error) {
+	if c.NArg() != 2 {
+		return nil, fmt.Errorf("mount: want IMAGE MOUNTPOINT, got %d argument(s) (see gcfs mount --help)", c.NArg())
+	}
+	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), debug: c.Bool("debug"), logFile: c.String("log-file")}
+	var err error
+	if cfg.cacheSize, err = parseSize("--cache-size", c.String("cache-size"), 0); err != nil {
+		return nil, err
+	}
+	if cfg.maxDecoded, err = parseSize("--max-decoded", c.String("max-decoded"), 1); err != nil {
+		return nil, err
+	}
+	cfg.fuse.UID, cfg.fuse.GID = uint32(os.Getuid()), uint32(os.Getgid())
+	cfg.rawOpts = c.StringSlice("o")
+	if err := parseFuseOpts(cfg.rawOpts, &cfg.fuse); err != nil {
+		return nil, err
+	}
+	cfg.fuse.Debug = cfg.debug
+	return cfg, nil
+}
+
+func parseSize(flag, s string, min int64) (int64, error) {
+	v, err := humanize.ParseBytes(s)
+	if err != nil || v > 1<<50 {
+		return 0, fmt.Errorf("mount: %s %q: not a size (use e.g. 64MiB, 1GiB)", flag, s)
+	}
+	if int64(v) < min {
+		return 0, fmt.Errorf("mount: %s %q: must be at least %d bytes", flag, s, min)
+	}
+	return int64(v), nil
+}
+
+// parseFuseOpts reads -o values (each a comma list).
+func parseFuseOpts(vals []string, o *fusefs.Options) error {
+	for _, v := range vals {
+		for _, opt := range strings.Split(v, ",") {
+			opt = strings.TrimSpace(opt)
+			key, val, hasVal := strings.Cut(opt, "=")
+			switch {
+			case opt == "" || opt == "ro":
+			case opt == "rw":
+				return fmt.Errorf("mount: -o rw: the image is mounted read-only")
+			case opt == "allow_other":
+				o.AllowOther = true
+			case key == "uid" || key == "gid":
+				n, err := strconv.ParseUint(val, 10, 32)
+				if !hasVal || err != nil {
+					return fmt.Errorf("mount: -o %s: want a numeric id", opt)
+				}
+				if key == "uid" {
+					o.UID = uint32(n)
+				} else {
+					o.GID = uint32(n)
+				}
+			case key == "umask":
+				n, err := strconv.ParseUint(val, 8, 32)
+				if !hasVal || err != nil || n > 0o777 {
+					return fmt.Errorf("mount: -o %s: want an octal mask such as 022", opt)
+				}
+				m := uint32(n)
+				o.Umask = &m
+			default:
+				o.FuseOptions = append(o.FuseOptions, opt)
+			}
+		}
+	}
+	return nil
+}
+
+// checkMountpoint refuses a mount point that is missing, not a directory,
+// already a mount, or not empty; each with its own reason.
+func checkMountpoint(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, syscall.ENOTCONN) {
+			return fmt.Errorf("mount point %s is a dead FUSE mount (transport endpoint is not connected); run gcfs umount %s", dir, dir)
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("mount point %s does not exist", dir)
+		}
+		return fmt.Errorf("mount point %s: %v", dir, unwrapPathError(err))
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("mount point %s is not a directory", dir)
+	}
+	if isMount(dir) {
+		return fmt.Errorf("mount point %s is already a mount", dir)
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("mount point %s: %v", dir, unwrapPathError(err))
+	}
+	names, _ := f.Readdirnames(1)
+	f.Close()
+	if len(names) > 0 {
+		return fmt.Errorf("mount point %s is not empty", dir)
+	}
+	return nil
+}
+
+// isMount reports whether dir is a mount point: listed in mountinfo, or on a
+// different device than its parent.
+func isMount(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = r
+		}
+		if data, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+			for _, line := range strings.Split(string(data), "\n") {
+				f := strings.Fields(line)
+				if len(f) > 4 && unescapeMountPath(f[4]) == abs {
+					return true
+				}
+			}
+		}
+	}
+	var s, p syscall.Stat_t
+	if syscall.Stat(dir, &s) != nil || syscall.Stat(filepath.Join(dir, ".."), &p) != nil {
+		return false
+	}
+	return s.Dev != p.Dev
+}
+
+// unescapeMountPath undoes mountinfo's octal escapes (\040 for space, ...).
+func unescapeMountPath(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func mountAction(c *cli.Context) error {
+	cfg, err := parseMountArgs(c)
+	if err != nil {
+		return err
+	}
+	// The refusals come first, in the caller's process, so they print
+	// without a server ever starting.
+	img, f, err := openImage(cfg.image)
+	if err != nil {
+		return err
+	}
+	if err := checkMountpoint(cfg.mountpoint); err != nil {
+		f.Close()
+		return err
+	}
+	if !c.Bool("foreground") {
+		f.Close()
+		return startBackground(cfg)
+	}
+	return serve(cfg, img, f)
+}
+
+// startBackground re-executes gcfs in the foreground as a detached server and
+// waits until it reports the mount ready or fails.
+func startBackground(cfg *mountConfig) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("mount: cannot find the gcfs executable: %v", err)
+	}
+	image, _ := filepath.Abs(cfg.image)
+	mnt, _ := filepath.Abs(cfg.mountpoint)
+	args := []string{"mount", "--foreground",
+		"--cache-size", strconv.FormatInt(cfg.cacheSize, 10),
+		"--max-decoded", strconv.FormatInt(cfg.maxDecoded, 10)}
+	for _, o := range cfg.rawOpts {
+		args = append(args, "-o", o)
+	}
+	if cfg.debug {
+		args = append(args, "--debug")
+	}
+	if cfg.logFile != "" {
+		lf, _ := filepath.Abs(cfg.logFile)
+		args = append(args, "--log-file", lf)
+	}
+	args = append(args, image, mnt)
+
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("mount: %v", err)
+	}
+	defer pr.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		pw.Close()
+		return fmt.Errorf("mount: %v", err)
+	}
+	defer null.Close()
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = "/"
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
+	cmd.ExtraFiles = []*os.File{pw} // fd 3
+	cmd.Env = append(os.Environ(), readyFDEnv+"=3")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return fmt.Errorf("mount: starting the server: %v", err)
+	}
+	pw.Close()
+	line, _ := bufio.NewReader(pr).ReadString('\n')
+	line = strings.TrimSpace(line)
+	if line == "ready" {
+		cmd.Process.Release()
+		return nil
+	}
+	werr := cmd.Wait()
+	if msg, ok := strings.CutPrefix(line, "error: "); ok {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("mount: the server exited before the mount was ready (%v)", werr)
+}
+
+// readyReporter tells a waiting parent how the mount went; without one it
+// does nothing.
+type readyReporter struct{ f *os.File }
+
+func newReadyReporter() *readyReporter {
+	v := os.Getenv(readyFDEnv)
+	os.Unsetenv(readyFDEnv)
+	fd, err := strconv.Atoi(v)
+	if v == "" || err != nil || fd < 3 {
+		return &readyReporter{}
+	}
+	return &readyReporter{f: os.NewFile(uintptr(fd), "ready-pipe")}
+}
+
+func (r *readyReporter) report(err error) {
+	if r.f == nil {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(r.f, "error: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+	} else {
+		fmt.Fprintln(r.f, "ready")
+	}
+	r.f.Close()
+	r.f = nil
+}
+
+// serve mounts and serves until unmounted or signalled.
+func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
+	ready := newReadyReporter()
+	defer func() { ready.report(err) }()
+	defer f.Close()
+
+	logger, closeLog, err := openLog(cfg.logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	logf := func(format string, args ...any) { logger.Printf(format, args...) }
+
+	// Keep the heap near what the cache may hold, so the server's RSS
+	// tracks --cache-size rather than the garbage collector's pacing.
+	debug.SetMemoryLimit(cfg.cacheSize + 48<<20)
+
+	start := time.Now()
+	tree, err := fsnode.Build(img, fsnode.Options{CacheSize: cfg.cacheSize, MaxDecoded: cfg.maxDecoded, Logf: logf})
+	if err != nil {
+		return fmt.Errorf("%s: %v", cfg.image, err)
+	}
+	opt := cfg.fuse
+	opt.Logf = logf
+	opt.Image = f
+	opt.FsName, _ = filepath.Abs(cfg.image)
+	if st, err := f.Stat(); err == nil {
+		opt.Mtime = st.ModTime()
+	}
+	srv, err := fusefs.Mount(cfg.mountpoint, tree, opt)
+	if err != nil {
+		return fmt.Errorf("mount %s at %s: %v", cfg.image, cfg.mountpoint, err)
+	}
+	logf("gcfs: %s mounted at %s in %v (cache %s, max decoded %s)", cfg.image, cfg.mountpoint,
+		time.Since(start).Round(time.Millisecond), humanize.IBytes(uint64(cfg.cacheSize)), humanize.IBytes(uint64(cfg.maxDecoded)))
+	ready.report(nil)
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	go func() { srv.Wait(); close(done) }()
+
+	var tick <-chan time.Time
+	if cfg.debug {
+		t := time.NewTicker(10 * time.Second)
+		defer t.Stop()
+		tick = t.C
+	}
+	unmounting := false
+	for {
+		select {
+		case <-done:
+			logCacheStats(logf, tree, "unmounted")
+			return nil
+		case <-tick:
+			logCacheStats(logf, tree, "running")
+		case s := <-sigs:
+			if unmounting {
+				logf("gcfs: second %v: exiting while the mount is still busy", s)
+				logCacheStats(logf, tree, "exit")
+				return nil
+			}
+			unmounting = true
+			logf("gcfs: %v: unmounting %s", s, cfg.mountpoint)
+			if err := srv.Unmount(); err != nil {
+				logf("gcfs: unmount %s: %v; detaching lazily", cfg.mountpoint, strings.TrimSpace(err.Error()))
+				if err := unmount(cfg.mountpoint, true); err != nil {
+					logf("gcfs: lazy unmount %s: %v", cfg.mountpoint, err)
+				}
+			}
+		}
+	}
+}
+
+func openLog(path string) (*log.Logger, func(), error) {
+	if path == "" {
+		return log.New(os.Stderr, "", log.LstdFlags), func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--log-file %s: %v", path, unwrapPathError(err))
+	}
+	return log.New(f, "", log.LstdFlags), func() { f.Close() }, nil
+}
+
+func logCacheStats(logf func(string, ...any), t *fsnode.Tree, when string) {
+	if t == nil || t.Cache == nil {
+		return
+	}
+	s := t.Cache.Stats()
+	logf("gcfs: cache %s: %d hits, %d misses, %d evictions, %d blocks, %s of %s",
+		when, s.Hits, s.Misses, s.Evictions, s.Entries, humanize.IBytes(uint64(s.Bytes)), humanize.IBytes(uint64(s.MaxBytes)))
+}
+
+func umountAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return fmt.Errorf("umount: want MOUNTPOINT (see gcfs umount --help)")
+	}
+	dir := c.Args().Get(0)
+	if !isMount(dir) {
+		if _, err := os.Stat(dir); err != nil && !errors.Is(err, syscall.ENOTCONN) {
+			return fmt.Errorf("umount %s: %v", dir, unwrapPathError(err))
+		}
+		if _, err := os.Stat(dir); err == nil {
+			return fmt.Errorf("umount %s: not a mount", dir)
+		}
+	}
+	return unmount(dir, c.Bool("lazy"))
+}
+
+// unmount detaches a FUSE mount with fusermount3 (which works for the
+// mount's owner without privileges), falling back to umount2 as root.
+func unmount(dir string, lazy bool) error {
+	args := []string{"-u"}
+	if lazy {
+		args = append(args, "-z")
+	}
+	var msg string
+	for _, bin := range []string{"fusermount3", "fusermount"} {
+		path, err := exec.LookPath(bin)
+		if err != nil {
+			continue
+		}
+		out, err := exec.Command(path, append(args, dir)...).CombinedOutput()
+		if err == nil {
+			return nil
+		}
+		msg = strings.TrimSpace(string(out))
+		if msg == "" {
+			msg = err.Error()
+		}
+		break
+	}
+	flags := 0
+	if lazy {
+		flags = syscall.MNT_DETACH
+	}
+	if err := syscall.Unmount(dir, flags); err != nil {
+		if msg != "" {
+			return fmt.Errorf("umount %s: %s", dir, msg)
+		}
+		if errors.Is(err, syscall.EBUSY) {
+			return fmt.Errorf("umount %s: busy (use -z to detach lazily)", dir)
+		}
+		return fmt.Errorf("umount %s: %v", dir, err)
+	}
+	return nil
+}
