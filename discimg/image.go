@@ -1,9 +1,13 @@
+// Image, Entry and Volume: the ISO 9660 view of a disc image (Open in iso.go,
+// identification in identify.go).
+
 package discimg
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // SectorSize is the ISO 9660 logical block size used by PS2 discs.
@@ -61,15 +65,40 @@ type Image struct {
 	Root *Entry
 	// Problems lists every per-entry error found while walking (also in Entry.Err).
 	Problems []error
+
+	byPath map[string]*Entry // every listed entry by Path, built by Open
 }
 
-// Open reads the volume descriptors and walks the whole directory tree. It fails
-// only when the image is not ISO 9660 at all (ErrNotISO) or unreadable; damage
-// below the root is reported per entry.
-func Open(r io.ReaderAt, size int64) (*Image, error) { return nil, errors.New("TODO") }
-
-// Lookup finds an entry by path ("" is the root).
-func (im *Image) Lookup(path string) (*Entry, bool) { return nil, false }
+// Lookup finds an entry by path ("" is the root). A leading or trailing '/' is
+// ignored; names match exactly as listed.
+func (im *Image) Lookup(path string) (*Entry, bool) {
+	path = strings.Trim(path, "/")
+	if im.byPath != nil {
+		e, ok := im.byPath[path]
+		return e, ok
+	}
+	e := im.Root
+	if e == nil {
+		return nil, false
+	}
+	if path == "" {
+		return e, true
+	}
+	for _, name := range strings.Split(path, "/") {
+		var next *Entry
+		for _, c := range e.Children {
+			if c.Name == name {
+				next = c
+				break
+			}
+		}
+		if next == nil {
+			return nil, false
+		}
+		e = next
+	}
+	return e, true
+}
 
 // Identity is what identification learns.
 type Identity struct {
@@ -86,7 +115,3 @@ type Identity struct {
 	ImageSHA1  string // only with hash
 	ImageMatch bool
 }
-
-// Identify reads SYSTEM.CNF and the boot ELF; hash also hashes the whole image.
-func (im *Image) Identify(hash bool) (*Identity, error) { return nil, errors.New("TODO") }
-

@@ -1,0 +1,388 @@
+package discimg
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Bounds on what a directory walk may read, whatever the records say. Retail
+// has 2 directories and 99 records; real discs have at most tens of thousands.
+const (
+	maxDescriptors = 64       // volume descriptors read before giving up on a terminator
+	maxDirBytes    = 16 << 20 // one directory's extent
+	maxTreeBytes   = 64 << 20 // all directory extents together
+	maxEntries     = 1 << 18  // entries listed in the whole tree
+	maxDepth       = 256      // directory nesting
+)
+
+// Open reads the volume descriptors and walks the whole directory tree. It fails
+// only when the image is not ISO 9660 at all (ErrNotISO) or unreadable; damage
+// below the root is reported per entry.
+//
+// Damage to the root directory record itself is reported on Root.Err (and in
+// Problems), with an empty root. Multi-extent files (records with the "not
+// final" flag) are joined when their extents are contiguous, as mastering tools
+// write them; otherwise the file is listed with its first extent and an Err.
+func Open(r io.ReaderAt, size int64) (*Image, error) {
+	if size < 17*SectorSize {
+		return nil, fmt.Errorf("%w: image is %d bytes, too short for the volume descriptor at sector 16", ErrNotISO, size)
+	}
+	im := &Image{R: r, Size: size, byPath: map[string]*Entry{}}
+	pvd, err := im.readDescriptors()
+	if err != nil {
+		return nil, err
+	}
+	rootOff := int64(16*SectorSize + 156)
+	if err := im.parseVolume(pvd); err != nil {
+		return nil, err
+	}
+	rec, err := parseRecord(pvd[156:190], rootOff)
+	root := &Entry{IsDir: true}
+	im.Root = root
+	im.byPath[""] = root
+	if err != nil {
+		root.Err = err
+		im.Problems = append(im.Problems, err)
+		return im, nil
+	}
+	root.LBA, root.Size = rec.lba, rec.size
+	im.Vol.RootLBA = rec.lba
+	if rec.err != nil {
+		im.fail(root, rec.err)
+		return im, nil
+	}
+	w := walker{im: im, buf: make([]byte, SectorSize)}
+	if err := w.walk(root, rootOff, nil); err != nil {
+		return nil, err
+	}
+	return im, nil
+}
+
+// readDescriptors finds the primary volume descriptor: sector 16 must hold a
+// volume descriptor; the set is walked to its terminator (bounded).
+func (im *Image) readDescriptors() ([]byte, error) {
+	var pvd []byte
+	sector := make([]byte, SectorSize)
+	terminated := false
+	for i := int64(0); i < maxDescriptors; i++ {
+		off := (16 + i) * SectorSize
+		if off+SectorSize > im.Size {
+			break
+		}
+		if err := readFull(im.R, sector, off); err != nil {
+			return nil, fmt.Errorf("reading volume descriptor at image offset %#x: %w", off, err)
+		}
+		if string(sector[1:6]) != "CD001" {
+			if i == 0 {
+				return nil, fmt.Errorf("%w: no \"CD001\" volume descriptor at sector 16", ErrNotISO)
+			}
+			break // UDF's BEA01/NSR02 or garbage: the ISO set ended without a terminator
+		}
+		if sector[0] == 255 {
+			terminated = true
+			break
+		}
+		if sector[0] == 1 && pvd == nil {
+			pvd = append([]byte(nil), sector...)
+		}
+	}
+	if pvd == nil {
+		return nil, fmt.Errorf("%w: no primary volume descriptor in the descriptor set at sector 16", ErrNotISO)
+	}
+	if !terminated {
+		im.Problems = append(im.Problems, &FormatError{What: "volume descriptor set", Offset: 16 * SectorSize,
+			Reason: fmt.Sprintf("no set terminator within %d descriptors", maxDescriptors)})
+	}
+	return pvd, nil
+}
+
+func (im *Image) parseVolume(pvd []byte) error {
+	im.Vol.SystemID = trimID(pvd[8:40])
+	im.Vol.VolumeID = trimID(pvd[40:72])
+	base := int64(16 * SectorSize)
+	blocks, ok := both32(pvd[80:88])
+	if !ok {
+		im.Problems = append(im.Problems, &FormatError{What: "primary volume descriptor", Offset: base + 80,
+			Reason: fmt.Sprintf("volume space size little-endian %d differs from big-endian %d", binary.LittleEndian.Uint32(pvd[80:]), binary.BigEndian.Uint32(pvd[84:]))})
+	}
+	im.Vol.Blocks = int64(blocks)
+	bs, ok := both16(pvd[128:132])
+	if !ok || bs != SectorSize {
+		return &FormatError{What: "primary volume descriptor", Offset: base + 128,
+			Reason: fmt.Sprintf("logical block size %d (LE) / %d (BE), only 2048 is supported", binary.LittleEndian.Uint16(pvd[128:]), binary.BigEndian.Uint16(pvd[130:]))}
+	}
+	im.Vol.BlockSize = int64(bs)
+	return nil
+}
+
+func trimID(b []byte) string {
+	return strings.TrimRight(string(b), " \x00")
+}
+
+func both16(b []byte) (uint16, bool) {
+	le, be := binary.LittleEndian.Uint16(b), binary.BigEndian.Uint16(b[2:])
+	return le, le == be
+}
+
+func both32(b []byte) (uint32, bool) {
+	le, be := binary.LittleEndian.Uint32(b), binary.BigEndian.Uint32(b[4:])
+	return le, le == be
+}
+
+// readFull reads len(buf) bytes at off; a short read is an error.
+func readFull(r io.ReaderAt, buf []byte, off int64) error {
+	n, err := r.ReadAt(buf, off)
+	if n == len(buf) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// record is one parsed directory record.
+type record struct {
+	length int
+	lba    int64
+	size   int64
+	flags  byte
+	id     []byte
+	err    error // the record is usable but damaged (LE≠BE): listed with this Err
+}
+
+const (
+	flagDir         = 1 << 1
+	flagMultiExtent = 1 << 7
+)
+
+// parseRecord reads the record at the start of b (b ends where the record's
+// sector ends). An error with a nil record means the rest of the sector cannot
+// be framed; with a record, only that record is unusable.
+func parseRecord(b []byte, off int64) (*record, error) {
+	n := int(b[0])
+	if n < 34 {
+		return nil, &FormatError{What: "directory record", Offset: off, Reason: fmt.Sprintf("record length %d is less than 34", n)}
+	}
+	if n > len(b) {
+		return nil, &FormatError{What: "directory record", Offset: off, Reason: fmt.Sprintf("record of %d bytes overruns its sector by %d", n, n-len(b))}
+	}
+	idLen := int(b[32])
+	if 33+idLen > n {
+		// The record's length is sound, so the records after it still frame.
+		return &record{length: n}, &FormatError{What: "directory record", Offset: off, Reason: fmt.Sprintf("name length %d runs past the %d-byte record", idLen, n)}
+	}
+	rec := &record{length: n, flags: b[25], id: b[33 : 33+idLen]}
+	lba, ok1 := both32(b[2:10])
+	size, ok2 := both32(b[10:18])
+	rec.lba, rec.size = int64(lba), int64(size)
+	switch {
+	case !ok1:
+		rec.err = &FormatError{What: "directory record", Offset: off + 2, Reason: fmt.Sprintf("extent LBA little-endian %d differs from big-endian %d", lba, binary.BigEndian.Uint32(b[6:]))}
+	case !ok2:
+		rec.err = &FormatError{What: "directory record", Offset: off + 10, Reason: fmt.Sprintf("data length little-endian %d differs from big-endian %d", size, binary.BigEndian.Uint32(b[14:]))}
+	}
+	return rec, nil
+}
+
+// recordName turns an identifier into the listed name: ";1" (any version)
+// stripped, and the trailing '.' of a name without extension ("FOO." → "FOO").
+func recordName(id []byte) (string, error) {
+	s := string(id)
+	if i := strings.LastIndexByte(s, ';'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSuffix(s, ".")
+	switch {
+	case s == "" || s == "." || s == "..":
+		return "", fmt.Errorf("identifier %q names nothing", id)
+	case strings.ContainsAny(s, "/\x00"):
+		return "", fmt.Errorf("identifier %q holds '/' or NUL", id)
+	}
+	return s, nil
+}
+
+type walker struct {
+	im        *Image
+	buf       []byte
+	treeBytes int64
+	entries   int
+	visited   map[int64]string // directory extent LBA -> path that listed it
+}
+
+func (w *walker) where(e *Entry) string {
+	return "/" + e.Path
+}
+
+// fail records an entry's error.
+func (im *Image) fail(e *Entry, err error) {
+	e.Err = err
+	im.Problems = append(im.Problems, err)
+}
+
+// walk reads directory d's records and its subdirectories. ancestors holds the
+// extent LBAs of the directories above d. Only I/O errors other than reading
+// past the image's end are returned.
+func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
+	im := w.im
+	what := "directory " + w.where(d)
+	if w.visited == nil {
+		w.visited = map[int64]string{}
+	}
+	for _, a := range ancestors {
+		if a == d.LBA {
+			im.fail(d, &FormatError{What: what, Offset: recOff, Reason: fmt.Sprintf("directory loop: extent at LBA %d is an ancestor's", d.LBA)})
+			return nil
+		}
+	}
+	if p, ok := w.visited[d.LBA]; ok {
+		im.fail(d, &FormatError{What: what, Offset: recOff, Reason: fmt.Sprintf("extent at LBA %d is already listed as %s", d.LBA, p)})
+		return nil
+	}
+	switch {
+	case len(ancestors) >= maxDepth:
+		im.fail(d, &FormatError{What: what, Offset: recOff, Reason: fmt.Sprintf("nested deeper than %d directories", maxDepth)})
+		return nil
+	case d.Size < 2*34:
+		im.fail(d, &FormatError{What: what, Offset: recOff, Reason: fmt.Sprintf("directory of %d bytes cannot hold its \".\" and \"..\" records", d.Size)})
+		return nil
+	case d.Size > maxDirBytes:
+		im.fail(d, &FormatError{What: what, Offset: recOff, Reason: fmt.Sprintf("directory of %d bytes exceeds the %d-byte bound", d.Size, maxDirBytes)})
+		return nil
+	case d.Offset()+d.Size > im.Size:
+		im.fail(d, &FormatError{What: what, Offset: recOff, Reason: fmt.Sprintf("extent %#x..%#x ends past the image's end at offset %#x", d.Offset(), d.Offset()+d.Size, im.Size)})
+		return nil
+	case w.treeBytes+d.Size > maxTreeBytes:
+		im.fail(d, &FormatError{What: what, Offset: recOff, Reason: fmt.Sprintf("directories total more than %d bytes; not listed", maxTreeBytes)})
+		return nil
+	}
+	w.visited[d.LBA] = w.where(d)
+	w.treeBytes += d.Size
+
+	var subdirs []*Entry
+	var subOffs []int64
+	names := map[string]bool{}
+	var pending *Entry // a multi-extent file still collecting extents
+	var pendingEnd, pendingOff int64
+	for sec := int64(0); sec*SectorSize < d.Size; sec++ {
+		secOff := d.Offset() + sec*SectorSize
+		n := min(SectorSize, d.Size-sec*SectorSize)
+		b := w.buf[:n]
+		if err := readFull(im.R, b, secOff); err != nil {
+			return fmt.Errorf("reading %s at image offset %#x: %w", what, secOff, err)
+		}
+		for pos := 0; pos < len(b); {
+			off := secOff + int64(pos)
+			if b[pos] == 0 {
+				// Zero padding to the sector's end; anything after it would be damage.
+				if i := bytes.IndexFunc(b[pos:], func(r rune) bool { return r != 0 }); i >= 0 {
+					im.Problems = append(im.Problems, &FormatError{What: what, Offset: off + int64(i), Reason: "non-zero bytes after the sector's zero padding ignored"})
+				}
+				break
+			}
+			rec, err := parseRecord(b[pos:], off)
+			if err != nil {
+				var fe *FormatError
+				if errors.As(err, &fe) {
+					fe.What = "directory record in " + w.where(d)
+				}
+				im.Problems = append(im.Problems, err)
+				if rec != nil {
+					pos += rec.length
+					continue
+				}
+				break // the rest of this sector cannot be framed
+			}
+			pos += rec.length
+			if len(rec.id) == 1 && (rec.id[0] == 0 || rec.id[0] == 1) {
+				continue // "." and ".."
+			}
+			name, nerr := recordName(rec.id)
+			if nerr != nil {
+				im.Problems = append(im.Problems, &FormatError{What: "directory record in " + w.where(d), Offset: off, Reason: nerr.Error() + "; not listed"})
+				continue
+			}
+			// A continuation of a multi-extent file carries the same name.
+			if pending != nil && name == pending.Name && rec.flags&flagDir == 0 {
+				if rec.err == nil && pending.Err == nil && rec.lba*SectorSize == pendingEnd {
+					pending.Size += rec.size
+					pendingEnd = rec.lba*SectorSize + rec.size
+				} else if pending.Err == nil {
+					im.fail(pending, &FormatError{What: "file /" + pending.Path, Offset: off, Reason: "multi-extent file whose extents are not contiguous; only the first extent is served"})
+				}
+				if rec.flags&flagMultiExtent == 0 {
+					w.finishFile(pending, pendingOff)
+					pending = nil
+				}
+				continue
+			}
+			if pending != nil {
+				im.fail(pending, &FormatError{What: "file /" + pending.Path, Offset: off, Reason: "multi-extent file has no final extent"})
+				pending = nil
+			}
+			path := name
+			if d.Path != "" {
+				path = d.Path + "/" + name
+			}
+			if names[name] {
+				im.Problems = append(im.Problems, &FormatError{What: "directory record of /" + path, Offset: off, Reason: "duplicate name in its directory; not listed"})
+				continue
+			}
+			if w.entries >= maxEntries {
+				im.Problems = append(im.Problems, &FormatError{What: "directory record of /" + path, Offset: off, Reason: fmt.Sprintf("tree holds more than %d entries; not listed", maxEntries)})
+				continue
+			}
+			names[name] = true
+			w.entries++
+			e := &Entry{Name: name, Path: path, IsDir: rec.flags&flagDir != 0, LBA: rec.lba, Size: rec.size}
+			d.Children = append(d.Children, e)
+			im.byPath[path] = e
+			if rec.err != nil {
+				var fe *FormatError
+				if errors.As(rec.err, &fe) {
+					fe.What = "directory record of /" + path
+				}
+				im.fail(e, rec.err)
+				continue
+			}
+			if e.IsDir {
+				subdirs = append(subdirs, e)
+				subOffs = append(subOffs, off)
+				continue
+			}
+			if rec.flags&flagMultiExtent != 0 {
+				pending, pendingEnd, pendingOff = e, e.Offset()+e.Size, off
+				continue
+			}
+			w.finishFile(e, off)
+		}
+	}
+	if pending != nil {
+		im.fail(pending, &FormatError{What: "file /" + pending.Path, Offset: d.Offset(), Reason: "multi-extent file has no final extent"})
+	}
+	anc := append(ancestors[:len(ancestors):len(ancestors)], d.LBA)
+	for i, s := range subdirs {
+		if err := w.walk(s, subOffs[i], anc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishFile checks that a file's extent lies inside the image.
+func (w *walker) finishFile(e *Entry, recOff int64) {
+	if e.Size == 0 {
+		return // an empty file's LBA means nothing
+	}
+	start, end := e.Offset(), e.Offset()+e.Size
+	switch {
+	case start >= w.im.Size:
+		w.im.fail(e, &FormatError{What: "file /" + e.Path, Offset: recOff, Reason: fmt.Sprintf("extent %#x..%#x starts past the image's end at offset %#x", start, end, w.im.Size)})
+	case end > w.im.Size:
+		w.im.fail(e, &FormatError{What: "file /" + e.Path, Offset: recOff, Reason: fmt.Sprintf("extent %#x..%#x ends past the image's end at offset %#x", start, end, w.im.Size)})
+	}
+}
