@@ -1,0 +1,379 @@
+// Package discimg owns access to a disc image: ISO 9660, disc identification,
+// the G/*.WAD container tables and level headers. It knows nothing of FUSE.
+package discimg
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Reading names how a container's table was read (DISC-FACTS "Size units").
+type Reading string
+
+const (
+	ReadingPairsBytes   Reading = "pairs-bytes"
+	ReadingPairsSectors Reading = "pairs-sectors"
+	ReadingStartList    Reading = "start-list"
+	ReadingLevel        Reading = "level-header" // the typed LEVEL header
+)
+
+// Extent is one entry of a container's table that is shown in the tree.
+type Extent struct {
+	Index  int    // table index
+	Name   string // name in the tree: "gameplay", "armor0_mesh", "000", "scene00/05"
+	Offset int64  // byte offset relative to the container's first byte
+	Size   int64  // bytes (clamped to the container for the tail overrun)
+}
+
+// Candidate is one way of reading a table, kept (winning or not) so that
+// `gcfs info` can say which reading won and what the others covered.
+type Candidate struct {
+	Reading    Reading
+	Consistent bool
+	Reason     string // why the reading is not consistent; "" when it is
+	Coverage   int64  // whole sectors touched by its valid extents
+	Entries    int    // table entries in this reading
+	Valid      int    // entries that would be shown
+	Unused     int    // zero-size entries (zero values in a start list)
+	Sentinels  int    // entries that run past the container's end
+	Invalid    int    // other non-zero entries left out (inside the header, negative length, ...)
+}
+
+// Container is a G/*.WAD whose table could be read.
+type Container struct {
+	Name       string // the name passed to ReadContainer
+	Family     string // "LEVEL", "AUDIO", "SCENE", "MISC", ... by header size
+	PerLevel   bool   // LEVEL<n>, AUDIO<n> (0x1018) and SCENE<n> (0x137c) families
+	HeaderSize int64
+	Size       int64 // container bytes, as given to ReadContainer
+	Reading    Reading
+	Coverage   int64 // sectors touched by the valid extents of the winning reading
+	Extents    []Extent
+	// Skipped counts the table entries left out of Extents: zero-size entries
+	// (Unused), entries that run past the container (Sentinels) and other
+	// invalid entries (negative fields, starting inside the header, ...).
+	Skipped    int
+	Unused     int
+	Sentinels  int
+	Candidates []Candidate // every reading tried, in preference order; the winner is among them
+	Level      *LevelHeader
+}
+
+// ErrNotContainer: the file's first word is no known header size (MPEG1.WAD,
+// MPEG2.WAD, anything unknown); the file is plain data, not a damaged container.
+var ErrNotContainer = errors.New("not an indexed container")
+
+// ErrNoReading: the header size names a family but the table reads in no
+// consistent way. It wraps ErrFormat.
+var ErrNoReading = fmt.Errorf("%w: table reads in no consistent way", ErrFormat)
+
+// ContainerError says why a container's table cannot be read. ReadContainer
+// only sees the container's own bytes, so Offset is relative to the
+// container's first byte; callers that know where the container lies in the
+// image add that (see AtImage). Err is ErrNotContainer, ErrNoReading,
+// ErrFormat or the error of the underlying reader.
+type ContainerError struct {
+	Container string // the container's name as given to ReadContainer
+	Offset    int64  // byte offset relative to the container's first byte
+	Reason    string
+	Err       error
+}
+
+func (e *ContainerError) Error() string {
+	return fmt.Sprintf("container %s at offset %#x: %s", e.Container, e.Offset, e.Reason)
+}
+
+func (e *ContainerError) Unwrap() error { return e.Err }
+
+// AtImage restates the error with an image offset, given the byte offset of the
+// container's first byte in the image.
+func (e *ContainerError) AtImage(base int64) *FormatError {
+	return &FormatError{What: "container " + e.Container + " table", Offset: base + e.Offset, Reason: e.Reason}
+}
+
+// maxHeaderSize bounds the table read before anything is allocated; the largest
+// known header (HUD) is 0x1870.
+const maxHeaderSize = 64 << 10
+
+// tailOverrun is how far past the file a last extent's sector-rounded end may
+// run and still be shown (clamped to the file).
+const tailOverrun = SectorSize - 1
+
+// family is what a header size says about a container.
+type family struct {
+	name     string
+	perLevel bool
+	// pairNames names the entries of a pair reading (nil: numeric names).
+	pairNames []string
+	// startNames names the entries of a start-list reading (nil: numeric names).
+	startNames func(i int) (string, bool)
+}
+
+var families = map[int64]family{
+	0x40:   {name: "MISC", pairNames: miscNames},
+	0x60:   {name: "LEVEL", perLevel: true},
+	0xf8:   {name: "ARMOR", pairNames: armorNames},
+	0x170:  {name: "SCENE"},
+	0x328:  {name: "MPEG", pairNames: mpegNames},
+	0x3c8:  {name: "GADGET"},
+	0xa48:  {name: "BONUS"},
+	0xba8:  {name: "SPACE"},
+	0x1018: {name: "AUDIO", perLevel: true},
+	0x137c: {name: "SCENE", perLevel: true, startNames: sceneStartName},
+	0x1800: {name: "AUDIO"},
+	0x1870: {name: "HUD"},
+}
+
+// ReadContainer reads the table of a container of size bytes whose bytes are r
+// (offset 0 = container's first byte). name is the file name ("LEVEL21.WAD"),
+// used for messages. An error means the file stays plain; it is a
+// *ContainerError whose offsets are relative to the container.
+//
+// The family comes from the header size. LEVEL's typed header is read as is;
+// every other table is read by measurement (DISC-FACTS "G/*.WAD containers"):
+// as pairs with byte sizes, as pairs with sector sizes and as a flat list of
+// start sectors, and the consistent reading touching the most sectors wins
+// (ties in that order of preference).
+func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
+	fail := func(off int64, err error, format string, args ...any) (*Container, error) {
+		return nil, &ContainerError{Container: name, Offset: off, Reason: fmt.Sprintf(format, args...), Err: err}
+	}
+	if size < 8 {
+		return fail(0, ErrNotContainer, "%d bytes, shorter than a container header", size)
+	}
+	var word [8]byte
+	if err := readFullAt(r, word[:], 0); err != nil {
+		return fail(0, err, "reading the header: %v", err)
+	}
+	hs := int64(binary.LittleEndian.Uint32(word[0:]))
+	fam, ok := families[hs]
+	if !ok || hs > maxHeaderSize {
+		return fail(0, ErrNotContainer, "first word %#x is no known header size", hs)
+	}
+	if hs > size {
+		return fail(0, ErrFormat, "header size %#x runs past the container's end (%d bytes)", hs, size)
+	}
+	hdr := make([]byte, hs) // hs is one of the family sizes, at most maxHeaderSize
+	if err := readFullAt(r, hdr, 0); err != nil {
+		return fail(0, err, "reading the %#x-byte header: %v", hs, err)
+	}
+	c := &Container{Name: name, Family: fam.name, PerLevel: fam.perLevel, HeaderSize: hs, Size: size}
+	if fam.name == "LEVEL" {
+		readLevel(c, hdr)
+		return c, nil
+	}
+
+	table := hdr[8:]
+	var cands []reading
+	if len(table)%8 == 0 {
+		cands = append(cands, readPairs(table, hs, size, 1, ReadingPairsBytes))
+		cands = append(cands, readPairs(table, hs, size, SectorSize, ReadingPairsSectors))
+	}
+	if len(table)%4 == 0 {
+		cands = append(cands, readStarts(table, hs, size))
+	}
+	best := -1
+	for i := range cands {
+		cands[i].evaluate()
+		c.Candidates = append(c.Candidates, cands[i].Candidate)
+		if cands[i].Consistent && (best < 0 || cands[i].Coverage > cands[best].Coverage) {
+			best = i
+		}
+	}
+	if best < 0 {
+		why := "no candidate reading"
+		if len(cands) > 0 {
+			why = ""
+			for _, k := range cands {
+				why += fmt.Sprintf("%s: %s; ", k.Reading, k.Reason)
+			}
+			why = why[:len(why)-2]
+		}
+		return nil, &ContainerError{Container: name, Offset: 8, Reason: "no consistent reading of the " + fam.name + " table (" + why + ")", Err: ErrNoReading}
+	}
+	w := &cands[best]
+	c.Reading = w.Reading
+	c.Coverage = w.Coverage
+	c.Unused = w.Unused
+	c.Sentinels = w.Sentinels
+	c.Skipped = w.Unused + w.Sentinels + w.Invalid
+	names := func(i int) (string, bool) { return "", false }
+	switch {
+	case w.Reading == ReadingStartList && fam.startNames != nil:
+		names = fam.startNames
+	case w.Reading != ReadingStartList && fam.pairNames != nil:
+		names = func(i int) (string, bool) {
+			if i < len(fam.pairNames) {
+				return fam.pairNames[i], true
+			}
+			return "", false
+		}
+	}
+	width := numericWidth(len(w.slots))
+	c.Extents = make([]Extent, 0, w.Valid)
+	for i, s := range w.slots {
+		if s.state != slotShown {
+			continue
+		}
+		n, ok := names(i)
+		if !ok {
+			n = numericName(i, width)
+		}
+		c.Extents = append(c.Extents, Extent{Index: i, Name: n, Offset: s.off, Size: s.end - s.off})
+	}
+	return c, nil
+}
+
+// readFullAt fills buf from r at off; a short read is io.ErrUnexpectedEOF.
+func readFullAt(r io.ReaderAt, buf []byte, off int64) error {
+	n, err := r.ReadAt(buf, off)
+	if n == len(buf) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+type slotState uint8
+
+const (
+	slotShown slotState = iota
+	slotUnused
+	slotSentinel
+	slotInvalid
+)
+
+// slot is one table entry under one reading: its byte range (end clamped to
+// the container) and whether it is shown.
+type slot struct {
+	off, end int64
+	state    slotState
+}
+
+// reading is a Candidate with its entries.
+type reading struct {
+	Candidate
+	slots []slot
+	// startList: the share of non-zero values that are not valid starts is bounded.
+	startList bool
+}
+
+// classify decides a pair entry's fate: unused, inside the header, past the
+// container (the tail overrun allowed and clamped), or shown.
+func classify(off, length, hs, size int64) slot {
+	if length == 0 {
+		return slot{state: slotUnused}
+	}
+	end := off + length // both below 2^44: no overflow
+	switch {
+	case off < hs:
+		return slot{state: slotInvalid}
+	case off >= size || end > size+tailOverrun:
+		return slot{state: slotSentinel}
+	}
+	return slot{off: off, end: min(end, size), state: slotShown}
+}
+
+// readPairs reads table as {u32 sector, u32 size} entries, size in unit bytes.
+func readPairs(table []byte, hs, size, unit int64, rd Reading) reading {
+	n := len(table) / 8
+	k := reading{Candidate: Candidate{Reading: rd, Entries: n}, slots: make([]slot, n)}
+	for i := range n {
+		sec := int64(binary.LittleEndian.Uint32(table[8*i:]))
+		length := int64(binary.LittleEndian.Uint32(table[8*i+4:]))
+		k.slots[i] = classify(sec*SectorSize, length*unit, hs, size)
+	}
+	return k
+}
+
+// readStarts reads table as a flat list of u32 start sectors. Zero is unused,
+// a start past the file is a sentinel; an extent runs to the next different
+// start inside the file (in table order), the last to the file's end; equal
+// starts share one extent. A start whose next start lies before it is invalid.
+func readStarts(table []byte, hs, size int64) reading {
+	n := len(table) / 4
+	k := reading{Candidate: Candidate{Reading: ReadingStartList, Entries: n}, slots: make([]slot, n), startList: true}
+	nextOff, nextEnd := int64(-1), size // nearest in-file start to the right, and its extent's end
+	for i := n - 1; i >= 0; i-- {
+		v := int64(binary.LittleEndian.Uint32(table[4*i:]))
+		off := v * SectorSize
+		switch {
+		case v == 0:
+			k.slots[i] = slot{state: slotUnused}
+			continue
+		case off >= size:
+			k.slots[i] = slot{state: slotSentinel}
+			continue
+		}
+		end := nextEnd // no start to the right (size), or an equal one (its end)
+		if nextOff >= 0 && off != nextOff {
+			end = nextOff
+		}
+		nextOff, nextEnd = off, end
+		switch {
+		case off < hs, end <= off:
+			k.slots[i] = slot{state: slotInvalid}
+		default:
+			k.slots[i] = slot{off: off, end: end, state: slotShown}
+		}
+	}
+	return k
+}
+
+// evaluate counts the reading's entries, checks that its valid extents do not
+// overlap (identical extents are one extent named twice) and measures the
+// sectors they touch.
+func (k *reading) evaluate() {
+	var shown []slot
+	for _, s := range k.slots {
+		switch s.state {
+		case slotShown:
+			k.Valid++
+			shown = append(shown, s)
+		case slotUnused:
+			k.Unused++
+		case slotSentinel:
+			k.Sentinels++
+		case slotInvalid:
+			k.Invalid++
+		}
+	}
+	slices.SortFunc(shown, func(a, b slot) int {
+		return cmp.Or(cmp.Compare(a.off, b.off), cmp.Compare(a.end, b.end))
+	})
+	shown = slices.CompactFunc(shown, func(a, b slot) bool { return a.off == b.off && a.end == b.end })
+	k.Consistent = true
+	if k.Valid == 0 && k.Entries > k.Unused {
+		// Every non-zero entry falls outside the container: the reading
+		// explains nothing. (An all-zero table reads as an empty one.)
+		k.Consistent = false
+		k.Reason = "no entry lies inside the container"
+	}
+	var coveredTo int64 // end of the sectors counted so far
+	for i, s := range shown {
+		if i > 0 && s.off < shown[i-1].end {
+			k.Consistent = false
+			k.Reason = fmt.Sprintf("extents at %#x and %#x overlap", shown[i-1].off, s.off)
+		}
+		first, last := s.off/SectorSize, (s.end+SectorSize-1)/SectorSize
+		first = max(first, coveredTo)
+		if last > first {
+			k.Coverage += last - first
+			coveredTo = last
+		}
+	}
+	if k.Consistent && k.startList {
+		nonZero := k.Entries - k.Unused
+		bad := k.Sentinels + k.Invalid
+		if bad*20 > nonZero {
+			k.Consistent = false
+			k.Reason = fmt.Sprintf("%d of %d non-zero values are not valid starts (more than 5%%)", bad, nonZero)
+		}
+	}
+}
