@@ -211,10 +211,10 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 					rel := d.inBase + int64(p) - HeaderSize
 					next := (rel + d.align - 1) / d.align * d.align
 					np := next + HeaderSize - d.inBase
-					if np > int64(endRel) {
-						np = int64(endRel)
+					if np > d.end-d.inBase {
+						np = d.end - d.inBase // the filler runs to the stream's end
 					}
-					pos = int(np)
+					pos = int(np) // past a partial buffer: the loop ends, a refill follows
 					state = stMatch
 					continue
 				}
@@ -277,6 +277,9 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 		pos = p + lit
 	}
 done:
+	if err == nil && pos >= endRel && !d.full {
+		err = errNeedInput
+	}
 	d.pos, d.out, d.state, d.minRef = pos, out, state, minRef
 	return err
 }

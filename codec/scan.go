@@ -1,0 +1,286 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// scanChunk is how much of the stream Scan and the index read at a time.
+const scanChunk = 256 << 10
+
+// chunkReader keeps a bounded window of a stream read through an io.ReaderAt.
+type chunkReader struct {
+	r   io.ReaderAt
+	end int64 // declared size
+	buf []byte
+}
+
+// fill reads the stream from off (up to scanChunk bytes, never past end) and
+// returns the bytes and whether they reach end.
+func (c *chunkReader) fill(off int64) ([]byte, bool, error) {
+	n := c.end - off
+	if n > scanChunk {
+		n = scanChunk
+	}
+	if n < 0 {
+		n = 0
+	}
+	if int64(cap(c.buf)) < n {
+		c.buf = make([]byte, n)
+	}
+	b := c.buf[:n]
+	got, err := c.r.ReadAt(b, off)
+	if got < len(b) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, false, fmt.Errorf("wad: reading stream at %#x: %w", off+int64(got), err)
+	}
+	return b, off+n == c.end, nil
+}
+
+// readHeader reads and checks the header of the stream in r (extent length size).
+func readHeader(r io.ReaderAt, size int64) (Header, error) {
+	var hb [HeaderSize]byte
+	n, err := r.ReadAt(hb[:min(int64(HeaderSize), max(size, 0))], 0)
+	if n < len(hb) && int64(n) < size {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return Header{}, fmt.Errorf("wad: reading header: %w", err)
+	}
+	return parseHeaderIn(hb[:n], size)
+}
+
+// Scan walks the stream in r (offset 0 is the 'W' of the header; size is the
+// extent's length) without producing output. It validates everything but the
+// bytes themselves; on error the Stats returned still hold DecodedSize so far.
+func Scan(r io.ReaderAt, size int64, opt Options) (Stats, error) {
+	var st Stats
+	h, err := readHeader(r, size)
+	if err != nil {
+		return st, err
+	}
+	st.Header = h
+	sc := scanner{align: opt.Align, strict: opt.Strict, maxOut: opt.MaxOutput, first: true}
+	if sc.align <= 0 {
+		sc.align = defaultAlign
+	}
+	if sc.maxOut <= 0 {
+		sc.maxOut = math.MaxInt64
+	}
+	cr := chunkReader{r: r, end: h.Size}
+	off := int64(HeaderSize)
+	for off < h.Size {
+		in, full, err := cr.fill(off)
+		if err != nil {
+			st.DecodedSize = sc.olen
+			return st, err
+		}
+		sc.inBase, sc.in, sc.full, sc.pos = off, in, full, 0
+		err = sc.run(&st)
+		off = sc.inBase + int64(sc.pos)
+		if err == errNeedInput {
+			continue
+		}
+		st.DecodedSize = sc.olen
+		return st, err
+	}
+	st.DecodedSize = sc.olen
+	return st, nil
+}
+
+// scanner is decoder.run without the output: the same rules, the same errors
+// at the same offsets, only the output length tracked.
+type scanner struct {
+	in     []byte
+	inBase int64
+	pos    int
+	full   bool
+	olen   int64
+	state  uint8
+	first  bool
+	align  int64
+	strict bool
+	maxOut int64
+}
+
+func (s *scanner) run(st *Stats) error {
+	in, pos, olen, state := s.in, s.pos, s.olen, s.state
+	soft := len(in)
+	if !s.full {
+		soft = len(in) - maxPacket
+	}
+	var err error
+	if s.first && pos < len(in) {
+		s.first = false
+		if f := in[pos]; f > 0x11 {
+			n := int(f) - 17
+			if pos+1+n > len(in) {
+				if !s.full {
+					s.first = true
+					return errNeedInput
+				}
+				err = corrupt(s.inBase+int64(pos), RuleTruncated)
+				goto done
+			}
+			if olen+int64(n) > s.maxOut {
+				err = corrupt(s.inBase+int64(pos), RuleOutputLimit)
+				goto done
+			}
+			olen += int64(n)
+			pos += 1 + n
+			st.Literals++
+			state = stLiteral
+			if n < 4 {
+				state = stLittle
+			}
+		}
+	}
+	for pos < len(in) {
+		if pos > soft {
+			err = errNeedInput
+			break
+		}
+		start := pos
+		f := in[pos]
+		if f < 0x10 {
+			if state != stMatch {
+				if state == stLiteral {
+					err = corrupt(s.inBase+int64(start), RuleLiteralPair)
+					break
+				}
+				if s.strict {
+					err = corrupt(s.inBase+int64(start), RuleStrictLiteral)
+					break
+				}
+			}
+			n := int(f) + 3
+			pos++
+			if f == 0 {
+				if pos >= len(in) {
+					err = corrupt(s.inBase+int64(start), RuleTruncated)
+					break
+				}
+				n = int(in[pos]) + 18
+				pos++
+			}
+			if pos+n > len(in) {
+				err = corrupt(s.inBase+int64(start), RuleTruncated)
+				break
+			}
+			if olen+int64(n) > s.maxOut {
+				err = corrupt(s.inBase+int64(start), RuleOutputLimit)
+				break
+			}
+			olen += int64(n)
+			pos += n
+			st.Literals++
+			state = stLiteral
+			continue
+		}
+		var length, dist, lit, p int
+		var kind *int
+		switch {
+		case f >= 0x40:
+			if pos+2 > len(in) {
+				err = corrupt(s.inBase+int64(start), RuleTruncated)
+				goto done
+			}
+			length = int(f>>5) + 1
+			dist = int(in[pos+1])<<3 + int(f>>2&7) + 1
+			lit = int(f & 3)
+			p = pos + 2
+			kind = &st.ShortMatches
+		case f >= 0x20:
+			length = int(f & 0x1F)
+			p = pos + 1
+			if length == 0 {
+				if p >= len(in) {
+					err = corrupt(s.inBase+int64(start), RuleTruncated)
+					goto done
+				}
+				length = int(in[p]) + 0x1F
+				p++
+			}
+			length += 2
+			if p+2 > len(in) {
+				err = corrupt(s.inBase+int64(start), RuleTruncated)
+				goto done
+			}
+			dist = int(in[p+1])<<6 + int(in[p]>>2) + 1
+			lit = int(in[p] & 3)
+			p += 2
+			kind = &st.Matches
+		default:
+			length = int(f & 7)
+			p = pos + 1
+			if length == 0 {
+				if p >= len(in) {
+					err = corrupt(s.inBase+int64(start), RuleTruncated)
+					goto done
+				}
+				length = int(in[p]) + 7
+				p++
+			}
+			if p+2 > len(in) {
+				err = corrupt(s.inBase+int64(start), RuleTruncated)
+				goto done
+			}
+			b0, b1 := in[p], in[p+1]
+			p += 2
+			dd := int(f&8)<<11 | int(b1)<<6 | int(b0>>2)
+			if dd == 0 {
+				if length != 1 {
+					rel := s.inBase + int64(p) - HeaderSize
+					next := (rel + s.align - 1) / s.align * s.align
+					np := next + HeaderSize - s.inBase
+					if np > int64(len(in)) {
+						np = int64(len(in)) // past this buffer: the stream ends, or a refill follows
+						if !s.full {
+							np = next + HeaderSize - s.inBase
+						}
+					}
+					pos = int(np)
+					state = stMatch
+					st.BlockMarkers++
+					continue
+				}
+				length = 0
+				kind = &st.Dummies
+			} else {
+				length += 2
+				dist = dd + 0x4000
+				kind = &st.FarMatches
+			}
+			lit = int(b0 & 3)
+		}
+		if p+lit > len(in) {
+			err = corrupt(s.inBase+int64(start), RuleTruncated)
+			break
+		}
+		if olen+int64(length+lit) > s.maxOut {
+			err = corrupt(s.inBase+int64(start), RuleOutputLimit)
+			break
+		}
+		if int64(dist) > olen {
+			err = corrupt(s.inBase+int64(start), RuleDistance)
+			break
+		}
+		*kind++
+		olen += int64(length + lit)
+		pos = p + lit
+		state = stMatch
+		if lit != 0 {
+			state = stLittle
+		}
+	}
+done:
+	if err == nil && !s.full {
+		err = errNeedInput
+	}
+	s.pos, s.olen, s.state = pos, olen, state
+	return err
+}
