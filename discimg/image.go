@@ -99,19 +99,3 @@ func (im *Image) Lookup(path string) (*Entry, bool) {
 	}
 	return e, true
 }
-
-// Identity is what identification learns.
-type Identity struct {
-	Serial     string // "SCUS-97268", "" when unknown
-	Title      string // "Ratchet & Clank: Going Commando" or "unknown"
-	Region     string // "NTSC-U", "PAL", "NTSC-J", "" when unknown
-	Version    string // VER from SYSTEM.CNF
-	VMode      string // VMODE from SYSTEM.CNF
-	Boot       string // BOOT2 file name ("SCUS_972.68")
-	VolumeID   string
-	Known      bool   // serial is a known release of the game
-	ELFSHA1    string // hex
-	ELFMatch   bool   // boot ELF SHA-1 equals the retail one
-	ImageSHA1  string // only with hash
-	ImageMatch bool
-}
