@@ -109,8 +109,8 @@ type family struct {
 	perLevel bool
 	// pairNames names the entries of a pair reading (nil: numeric names).
 	pairNames []string
-	// startNames names the entries of a start-list reading (nil: numeric names).
-	startNames func(i int) (string, bool)
+	// sceneStarts: a start-list reading is named in scene groups (SCENE<n>).
+	sceneStarts bool
 }
 
 var families = map[int64]family{
@@ -123,7 +123,7 @@ var families = map[int64]family{
 	0xa48:  {name: "BONUS"},
 	0xba8:  {name: "SPACE"},
 	0x1018: {name: "AUDIO", perLevel: true},
-	0x137c: {name: "SCENE", perLevel: true, startNames: sceneStartName},
+	0x137c: {name: "SCENE", perLevel: true, sceneStarts: true},
 	0x1800: {name: "AUDIO"},
 	0x1870: {name: "HUD"},
 }
@@ -201,29 +201,25 @@ func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
 	c.Unused = w.Unused
 	c.Sentinels = w.Sentinels
 	c.Skipped = w.Unused + w.Sentinels + w.Invalid
-	names := func(i int) (string, bool) { return "", false }
-	switch {
-	case w.Reading == ReadingStartList && fam.startNames != nil:
-		names = fam.startNames
-	case w.Reading != ReadingStartList && fam.pairNames != nil:
-		names = func(i int) (string, bool) {
-			if i < len(fam.pairNames) {
-				return fam.pairNames[i], true
-			}
-			return "", false
+	// All names go into one buffer, then one string: a 1,534-entry table
+	// costs one allocation for its names, not 1,534.
+	width := numericWidth(len(w.slots))
+	buf := make([]byte, 0, w.Valid*(width+1))
+	bounds := make([]int, 0, w.Valid+1)
+	bounds = append(bounds, 0)
+	for i, s := range w.slots {
+		if s.state == slotShown {
+			buf = fam.appendName(buf, w.Reading, i, width)
+			bounds = append(bounds, len(buf))
 		}
 	}
-	width := numericWidth(len(w.slots))
+	all := string(buf)
 	c.Extents = make([]Extent, 0, w.Valid)
 	for i, s := range w.slots {
-		if s.state != slotShown {
-			continue
+		if s.state == slotShown {
+			j := len(c.Extents)
+			c.Extents = append(c.Extents, Extent{Index: i, Name: all[bounds[j]:bounds[j+1]], Offset: s.off, Size: s.end - s.off})
 		}
-		n, ok := names(i)
-		if !ok {
-			n = numericName(i, width)
-		}
-		c.Extents = append(c.Extents, Extent{Index: i, Name: n, Offset: s.off, Size: s.end - s.off})
 	}
 	return c, nil
 }
@@ -330,7 +326,7 @@ func readStarts(table []byte, hs, size int64) reading {
 // overlap (identical extents are one extent named twice) and measures the
 // sectors they touch.
 func (k *reading) evaluate() {
-	var shown []slot
+	shown := make([]slot, 0, len(k.slots))
 	for _, s := range k.slots {
 		switch s.state {
 		case slotShown:
@@ -357,7 +353,7 @@ func (k *reading) evaluate() {
 	}
 	var coveredTo int64 // end of the sectors counted so far
 	for i, s := range shown {
-		if i > 0 && s.off < shown[i-1].end {
+		if i > 0 && s.off < shown[i-1].end && k.Reason == "" {
 			k.Consistent = false
 			k.Reason = fmt.Sprintf("extents at %#x and %#x overlap", shown[i-1].off, s.off)
 		}

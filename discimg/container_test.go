@@ -467,4 +467,5 @@ func BenchmarkReadContainerAudio(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(b.N)*1534/b.Elapsed().Seconds(), "entries/s")
 }

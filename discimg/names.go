@@ -64,7 +64,26 @@ func sceneStartName(i int) (string, bool) {
 	if i < 0 || i >= SceneStarts {
 		return "", false
 	}
-	return fmt.Sprintf("scene%02d/%02d", i/SceneStartsPerScene, i%SceneStartsPerScene), true
+	return string(appendSceneName(nil, i)), true
+}
+
+func appendSceneName(b []byte, i int) []byte {
+	b = append(b, "scene"...)
+	b = appendPadded(b, i/SceneStartsPerScene, 2)
+	b = append(b, '/')
+	return appendPadded(b, i%SceneStartsPerScene, 2)
+}
+
+// appendName appends the tree name of entry i of a table of this family read
+// as rd, whose numeric names have width digits.
+func (f family) appendName(b []byte, rd Reading, i, width int) []byte {
+	switch {
+	case rd == ReadingStartList && f.sceneStarts && i < SceneStarts:
+		return appendSceneName(b, i)
+	case rd != ReadingStartList && i < len(f.pairNames):
+		return append(b, f.pairNames[i]...)
+	}
+	return appendPadded(b, i, width)
 }
 
 // numericWidth is the digits of the largest index of a table of n entries, at
@@ -74,8 +93,16 @@ func numericWidth(n int) int {
 }
 
 // numericName is table index i zero-padded to width digits ("007").
-func numericName(i, width int) string {
-	return fmt.Sprintf("%0*d", width, i)
+func numericName(i, width int) string { return string(appendPadded(nil, i, width)) }
+
+// appendPadded appends non-negative i in decimal, zero-padded to width digits.
+func appendPadded(b []byte, i, width int) []byte {
+	var d [20]byte
+	n := strconv.AppendInt(d[:0], int64(i), 10)
+	for range width - len(n) {
+		b = append(b, '0')
+	}
+	return append(b, n...)
 }
 
 var levelNames = map[int32]string{
