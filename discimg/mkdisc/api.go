@@ -3,11 +3,7 @@
 // family, level headers as in the levels table, WAD streams where the retail disc
 // has them), and the manifest of the tree gcfs must show for it, computed from
 // the generator's own knowledge, never by reading the image back.
-//
-// API CONTRACT (written before the implementation).
 package mkdisc
-
-import "errors"
 
 // Layout selects the image's size and placement.
 type Layout string
@@ -29,10 +25,26 @@ type ManifestEntry struct {
 type Result struct {
 	ImageSize int64
 	Manifest  []ManifestEntry // sorted by Path (byte order)
+	// Containers describes every indexed container as generated, in path order:
+	// what a reader of the image should report for it.
+	Containers []ContainerInfo
 }
 
-// Generate writes the image to path and returns its manifest. Deterministic for
-// a given layout and seed.
-func Generate(path string, layout Layout, seed int64) (*Result, error) {
-	return nil, errors.New("TODO")
+// ContainerInfo is what the generator put in one indexed G/*.WAD container.
+type ContainerInfo struct {
+	Path       string // "G/LEVEL21.WAD"
+	Family     string // "LEVEL", "AUDIO", "SCENE", "MISC", "ARMOR", "MPEG", "GADGET", "BONUS", "SPACE", "HUD"
+	HeaderSize int64
+	Size       int64  // the container file's size in bytes
+	LBA        int64  // its first sector in the image
+	Reading    string // the reading the table is written in: "pairs-bytes", "pairs-sectors", "start-list", "level-header"
+	Entries    int    // table entries (pairs or starts; the 10 lump slots for LEVEL)
+	Shown      int    // entries the tree shows (each equal start counts)
+	Unused     int    // zero-size entries (zero starts, absent lumps)
+	Sentinels  int    // entries pointing past the container
+	Coverage   int64  // sectors touched by the shown extents (distinct extents once)
+	Compressed int    // shown entries that begin with a WAD stream
+	LevelID    int32  // LEVEL only
+	Reverb     int32  // LEVEL only
+	LevelName  string // LEVEL only
 }

@@ -1,0 +1,280 @@
+package mkdisc
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"gcfs/discimg/isowriter"
+)
+
+// Generate writes the image to path and returns its manifest. Deterministic for
+// a given layout and seed.
+func Generate(path string, layout Layout, seed int64) (*Result, error) {
+	files, opt, err := build(layout, seed)
+	if err != nil {
+		return nil, err
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	// Writing the image and hashing the tree both only read the contents: do
+	// them at once.
+	var size int64
+	var werr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		isoFiles := make([]isowriter.File, len(files))
+		for i, f := range files {
+			isoFiles[i] = isowriter.File{Path: f.path, LBA: f.lba, Size: f.content.size, Chunks: f.content.chunks}
+		}
+		size, werr = isowriter.Write(out, isoFiles, opt)
+	}()
+	res := &Result{Manifest: manifest(files)}
+	<-done
+	if cerr := out.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+		return nil, fmt.Errorf("mkdisc: writing %s: %w", path, werr)
+	}
+	res.ImageSize = size
+	for _, f := range files {
+		if f.info != nil {
+			res.Containers = append(res.Containers, *f.info)
+		}
+	}
+	sort.Slice(res.Containers, func(i, j int) bool { return res.Containers[i].Path < res.Containers[j].Path })
+	return res, nil
+}
+
+// build makes every file of the image, placed, with the volume options.
+func build(layout Layout, seed int64) ([]*genFile, isowriter.Options, error) {
+	var opt isowriter.Options
+	if layout != Retail && layout != Small {
+		return nil, opt, fmt.Errorf("mkdisc: unknown layout %q (want retail or small)", layout)
+	}
+	g := &gen{layout: layout, seed: seed}
+	inv, err := parseInventory()
+	if err != nil {
+		return nil, opt, err
+	}
+	levels, err := parseLevels()
+	if err != nil {
+		return nil, opt, err
+	}
+	levelByFile := map[string]levelRow{}
+	for _, r := range levels {
+		levelByFile["G/"+r.File] = r
+	}
+	files := make([]*genFile, len(inv))
+	errs := make([]error, len(inv))
+	// Biggest jobs first, spread over the cores; every job has its own random
+	// source, so the order does not change the output.
+	order := make([]int, len(inv))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return jobWeight(inv[order[a]]) > jobWeight(inv[order[b]]) })
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				files[i], errs[i] = g.buildFile(inv[i], levelByFile)
+			}
+		}()
+	}
+	for _, i := range order {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, opt, err
+		}
+	}
+	// Placement: retail LBAs, or the same order packed from LBA 1000.
+	sort.SliceStable(files, func(a, b int) bool { return files[a].retailLBA < files[b].retailLBA })
+	lba := int64(1000)
+	for _, f := range files {
+		if layout == Retail {
+			f.lba = f.retailLBA
+		} else {
+			f.lba = lba
+			lba += max(1, sectorsOf(f.content.size))
+		}
+		if f.info != nil {
+			f.info.Size, f.info.LBA = f.content.size, f.lba
+		}
+	}
+	if err := fillRC2HDR(files); err != nil {
+		return nil, opt, err
+	}
+	opt = isowriter.Options{VolumeID: volumeID, SystemID: systemID,
+		DirLBAs: map[string]int64{"": rootDirLBA, "G": gDirLBA}}
+	if layout == Retail {
+		opt.TotalBlocks = retailBlocks
+	}
+	return files, opt, nil
+}
+
+func jobWeight(f invFile) int64 {
+	switch {
+	case strings.HasPrefix(f.Path, "G/LEVEL"):
+		return 1 << 40
+	case f.Path == "G/BONUS.WAD", f.Path == "G/HUD.WAD", f.Path == "G/MISC.WAD":
+		return 1 << 39
+	}
+	return f.Size
+}
+
+func (g *gen) buildFile(inv invFile, levels map[string]levelRow) (*genFile, error) {
+	if row, ok := levels[inv.Path]; ok {
+		return g.buildLevel(row, inv)
+	}
+	if pf, sf, _ := familyOf(inv.Path); pf != nil {
+		return g.buildPairs(pf, inv)
+	} else if sf != nil {
+		return g.buildStartList(sf, inv)
+	}
+	return g.plainFile(inv)
+}
+
+// manifest hashes every file of the tree. Ranges named twice (equal starts)
+// are hashed once.
+func manifest(files []*genFile) []ManifestEntry {
+	type job struct {
+		f      *sparseFile
+		off, n int64
+		sum    string
+	}
+	type key struct {
+		f      *sparseFile
+		off, n int64
+	}
+	jobs := map[key]*job{}
+	var list []*job
+	want := func(f *sparseFile, off, n int64) *job {
+		k := key{f, off, n}
+		if j, ok := jobs[k]; ok {
+			return j
+		}
+		j := &job{f: f, off: off, n: n}
+		jobs[k] = j
+		list = append(list, j)
+		return j
+	}
+	type pending struct {
+		path string
+		size int64
+		j    *job
+		sum  string
+	}
+	var out []pending
+	for _, f := range files {
+		if f.info == nil {
+			out = append(out, pending{path: f.path, size: f.content.size, j: want(f.content, 0, f.content.size)})
+			continue
+		}
+		for _, e := range f.entries {
+			p := f.path + "/" + e.name
+			if e.decoded != nil {
+				out = append(out, pending{path: p, size: e.decoded.plainSize, sum: e.decoded.plainSHA})
+				p += ".wad"
+			}
+			out = append(out, pending{path: p, size: e.n, j: want(f.content, e.off, e.n)})
+		}
+	}
+	sort.Slice(list, func(a, b int) bool { return list[a].n > list[b].n })
+	var wg sync.WaitGroup
+	next := make(chan *job)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				j.sum = j.f.hashRange(j.off, j.n)
+			}
+		}()
+	}
+	for _, j := range list {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	m := make([]ManifestEntry, len(out))
+	for i, p := range out {
+		if p.j != nil {
+			p.sum = p.j.sum
+		}
+		m[i] = ManifestEntry{Path: p.path, Size: p.size, SHA1: p.sum}
+	}
+	SortManifest(m)
+	return m
+}
+
+// fillRC2HDR writes RC2.HDR: copies of the global containers' headers back to
+// back with +4 = the container's LBA, then per level n at 0x5800+n*0x3800 the
+// LEVEL header (padded to 0x800), the AUDIO<n> header (padded to 0x1800) and
+// the SCENE<n> header (0x137c).
+func fillRC2HDR(files []*genFile) error {
+	byPath := map[string]*genFile{}
+	var hdrFile *genFile
+	for _, f := range files {
+		byPath[f.path] = f
+		if f.path == "RC2.HDR" {
+			hdrFile = f
+		}
+	}
+	if hdrFile == nil {
+		return fmt.Errorf("mkdisc: no RC2.HDR in the inventory")
+	}
+	buf := make([]byte, hdrFile.content.size)
+	copyHdr := func(at int64, path string) (int64, error) {
+		f := byPath[path]
+		if f == nil || f.header == nil {
+			return 0, fmt.Errorf("mkdisc: RC2.HDR: no container %s", path)
+		}
+		if at+int64(len(f.header)) > int64(len(buf)) {
+			return 0, fmt.Errorf("mkdisc: RC2.HDR: %s's header does not fit at %#x", path, at)
+		}
+		copy(buf[at:], f.header)
+		binary.LittleEndian.PutUint32(buf[at+4:], uint32(f.lba))
+		return at + int64(len(f.header)), nil
+	}
+	at := int64(0)
+	var err error
+	for _, p := range []string{"MPEG", "MISC", "HUD", "BONUS", "AUDIO", "SPACE", "SCENE", "GADGET", "ARMOR"} {
+		if at, err = copyHdr(at, "G/"+p+".WAD"); err != nil {
+			return err
+		}
+	}
+	if at > rc2hdrLevelBase {
+		return fmt.Errorf("mkdisc: RC2.HDR: global headers run to %#x", at)
+	}
+	for n := 0; n < numLevels; n++ {
+		base := int64(rc2hdrLevelBase + n*rc2hdrLevelStride)
+		for _, part := range []struct {
+			name string
+			off  int64
+		}{{"LEVEL", 0}, {"AUDIO", 0x800}, {"SCENE", 0x2000}} {
+			if _, err := copyHdr(base+part.off, fmt.Sprintf("G/%s%d.WAD", part.name, n)); err != nil {
+				return err
+			}
+		}
+	}
+	hdrFile.content.chunks = nil
+	hdrFile.content.put(0, buf)
+	return nil
+}

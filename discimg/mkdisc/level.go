@@ -1,0 +1,305 @@
+package mkdisc
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Level lump slots, as in the levels table: the header field of slot s is at 0x10+8*s.
+const (
+	slotData = iota
+	slotSoundBank
+	slotGameplay
+	slotOcclusion
+	slotChunk0
+)
+
+var lumpNames = [levelSlots]string{"data", "sound_bank", "gameplay", "occlusion",
+	"chunk0", "chunk1", "chunk2", "chunk0_sound_bank", "chunk1_sound_bank", "chunk2_sound_bank"}
+
+// physicalOrder is the lumps' order in the file: sound_bank first (sector 1),
+// then data, gameplay, occlusion, chunks, chunk banks.
+var physicalOrder = [levelSlots]int{1, 0, 2, 3, 4, 5, 6, 7, 8, 9}
+
+// Decoded sizes measured on retail (DISC-FACTS), reproduced for realism.
+var retailCollision = map[string][3]int{
+	"LEVEL1.WAD": {2836912, 289104, 0},
+	"LEVEL2.WAD": {2315920, 0, 0},
+}
+
+// lumpContent is a lump's bytes relative to its start, and its streams.
+type lumpContent struct {
+	f       sparseFile // size = content length
+	decoded *stream    // gameplay: the stream at the lump's start
+}
+
+func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
+	retailSecs := func(s int) int64 { return int64(row.Slots[s].Size) }
+	overrun := sectorsOf(inv.Size)*sectorSize - inv.Size
+	lastSlot := -1
+	for _, s := range physicalOrder {
+		if row.Slots[s].Size != 0 {
+			lastSlot = s
+		}
+	}
+	// capacity of a lump in retail: its sectors, clamped at the file's end
+	capacity := func(s int) int64 {
+		c := retailSecs(s) * sectorSize
+		if s == lastSlot {
+			c -= overrun
+		}
+		return c
+	}
+	var lumps [levelSlots]*lumpContent
+	for s := 0; s < levelSlots; s++ {
+		if row.Slots[s].Size == 0 {
+			continue
+		}
+		c := int64(0)
+		if !g.small() {
+			c = capacity(s)
+		}
+		var err error
+		switch {
+		case s == slotData:
+			lumps[s], err = g.dataLump(row, c)
+		case s == slotGameplay:
+			lumps[s], err = g.gameplayLump(row, c)
+		case s >= slotChunk0 && s < slotChunk0+3:
+			lumps[s], err = g.chunkLump(row, s-slotChunk0, c)
+		default:
+			lumps[s], err = g.rawLump(row, s, c)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", row.File, lumpNames[s], err)
+		}
+	}
+	// Place the lumps: retail as the table says; small tiled from sector 1,
+	// each as long as its content (the gameplay lump longer than its stream).
+	var off, size [levelSlots]int64 // sectors
+	fileSize := inv.Size
+	if g.small() {
+		next := int64(1)
+		for _, s := range physicalOrder {
+			l := lumps[s]
+			if l == nil {
+				continue
+			}
+			need := l.f.size
+			if s == slotGameplay {
+				need++ // the stream is shorter than its lump
+			}
+			if s == lastSlot {
+				need += overrun
+			}
+			if s == slotOcclusion {
+				need = max(need, retailSecs(s)*sectorSize) // 2 to 25 sectors, as in retail
+			}
+			off[s], size[s] = next, max(1, sectorsOf(need))
+			next += size[s]
+		}
+		fileSize = next*sectorSize - overrun
+	} else {
+		for s := range levelSlots {
+			off[s], size[s] = int64(row.Slots[s].Off), int64(row.Slots[s].Size)
+		}
+	}
+	f := &genFile{path: inv.Path, retailLBA: inv.LBA, content: &sparseFile{size: fileSize}}
+	hdr := make([]byte, levelHeaderSize)
+	binary.LittleEndian.PutUint32(hdr[0:], levelHeaderSize)
+	binary.LittleEndian.PutUint32(hdr[8:], uint32(row.ID))
+	binary.LittleEndian.PutUint32(hdr[12:], uint32(row.Reverb))
+	info := &ContainerInfo{Path: inv.Path, Family: "LEVEL", HeaderSize: levelHeaderSize, Entries: levelSlots,
+		Reading: readingLevel, LevelID: row.ID, Reverb: row.Reverb, LevelName: levelNames[row.ID]}
+	for s := range levelSlots {
+		binary.LittleEndian.PutUint32(hdr[0x10+8*s:], uint32(off[s]))
+		binary.LittleEndian.PutUint32(hdr[0x14+8*s:], uint32(size[s]))
+		l := lumps[s]
+		if l == nil {
+			info.Unused++
+			continue
+		}
+		base := off[s] * sectorSize
+		n := min(size[s]*sectorSize, fileSize-base)
+		if l.f.size > n {
+			return nil, fmt.Errorf("mkdisc: %s %s: %d bytes of content in a %d-byte lump", row.File, lumpNames[s], l.f.size, n)
+		}
+		for _, c := range l.f.chunks {
+			f.content.put(base+c.Off, c.Data)
+		}
+		f.entries = append(f.entries, treeEntry{name: lumpNames[s], off: base, n: n, decoded: l.decoded})
+		info.Coverage += sectorsOf(n)
+	}
+	info.Shown = len(f.entries)
+	f.content.put(0, hdr)
+	f.header = hdr
+	f.info = info
+	return f, f.content.finish(inv.Path)
+}
+
+func (g *gen) plain(retail, small int) int {
+	if g.small() {
+		return small
+	}
+	return retail
+}
+
+func (g *gen) gameplayLump(row levelRow, capacity int64) (*lumpContent, error) {
+	rng := g.rng(row.File, "gameplay")
+	plain := g.plain(int(float64(capacity)*1.6), 20<<10+rng.IntN(12<<10))
+	st, err := makeStream(rng, "gameplay", min(plain, 2<<20), capacity-1)
+	if err != nil {
+		return nil, err
+	}
+	l := &lumpContent{decoded: &st}
+	l.f.size = int64(len(st.data))
+	l.f.put(0, st.data)
+	return l, nil
+}
+
+func (g *gen) rawLump(row levelRow, s int, capacity int64) (*lumpContent, error) {
+	rng := g.rng(row.File, lumpNames[s])
+	n := capacity
+	if g.small() {
+		n = int64(2+rng.IntN(6)) * sectorSize
+		if s == slotOcclusion {
+			n = int64(row.Slots[s].Size) * sectorSize
+		}
+	}
+	style := styleGeneric
+	if s == slotSoundBank || s >= slotChunk0+3 {
+		style = styleSoundBank
+	}
+	l := &lumpContent{}
+	l.f.size = n
+	rawContent(&l.f, 0, n, row.File+"/"+lumpNames[s], s, style, rng, g.small())
+	return l, nil
+}
+
+// chunkLump: {s32 tfrags, s32 collision} byte offsets, each at a WAD stream.
+func (g *gen) chunkLump(row levelRow, k int, capacity int64) (*lumpContent, error) {
+	rng := g.rng(row.File, "chunk", k)
+	coll := retailCollision[row.File][k]
+	if coll == 0 || g.small() {
+		coll = g.plain(int(float64(capacity)*0.9), 12<<10+rng.IntN(10<<10))
+	}
+	coll = min(coll, 3<<20)
+	tfragCap, collCap := int64(0), int64(0)
+	if capacity > 0 {
+		tfragCap = capacity / 3
+	}
+	tfrag, err := makeStream(rng, "chnktfrag", g.plain(int(float64(capacity)*0.4), 10<<10+rng.IntN(8<<10)), tfragCap)
+	if err != nil {
+		return nil, err
+	}
+	collOff := align(16+int64(len(tfrag.data)), 16)
+	if capacity > 0 {
+		collCap = capacity - collOff
+	}
+	cs, err := makeStream(rng, "chunkcoll", coll, collCap)
+	if err != nil {
+		return nil, err
+	}
+	l := &lumpContent{}
+	var hdr [16]byte
+	binary.LittleEndian.PutUint32(hdr[0:], 16)
+	binary.LittleEndian.PutUint32(hdr[4:], uint32(collOff))
+	l.f.put(0, hdr[:])
+	l.f.put(16, tfrag.data)
+	l.f.put(collOff, cs.data)
+	l.f.size = collOff + int64(len(cs.data))
+	return l, nil
+}
+
+func align(n, a int64) int64 { return (n + a - 1) / a * a }
+
+// dataLump: a 0x58-byte header of {s32 offset, s32 size} byte ranges (overlay,
+// core_index, gs_ram, hud_header, hud_banks[5], core_data, transition_textures),
+// then the ranges. core_index+0x8C holds core_data's decoded size.
+func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
+	rng := g.rng(row.File, "data")
+	l := &lumpContent{}
+	hdr := make([]byte, 0x58)
+	pos := int64(0x80)
+	setRange := func(field int, off, n int64) {
+		binary.LittleEndian.PutUint32(hdr[field:], uint32(off))
+		binary.LittleEndian.PutUint32(hdr[field+4:], uint32(n))
+	}
+	raw := func(field int, name string, n int64, style rawStyle) {
+		rawContent(&l.f, pos, n, row.File+"/data/"+name, field, style, g.rng(row.File, "data", name), g.small())
+		setRange(field, pos, n)
+		pos = align(pos+n, 16)
+	}
+	room := func() int64 {
+		if capacity <= 0 {
+			return 0
+		}
+		return capacity - pos
+	}
+	putStream := func(field int, tag string, plain int) (*stream, error) {
+		c := room()
+		if capacity > 0 {
+			c = c / 3
+		}
+		st, err := makeStream(g.rng(row.File, "data", field), tag, plain, c)
+		if err != nil {
+			return nil, err
+		}
+		l.f.put(pos, st.data)
+		setRange(field, pos, int64(len(st.data)))
+		pos = align(pos+int64(len(st.data)), 16)
+		return &st, nil
+	}
+	raw(0x00, "overlay", g.plainN(320<<10, 8<<10), styleCode)
+	coreIndexOff := pos
+	raw(0x08, "core_index", 0x400, styleGeneric)
+	raw(0x10, "gs_ram", g.plainN(256<<10, 4<<10), styleGeneric)
+	raw(0x18, "hud_header", 0x200, styleGeneric)
+	for b := 0; b < 5; b++ {
+		if _, err := putStream(0x20+8*b, "hud_bank", g.plain(96<<10, 3<<10)+rng.IntN(2<<10)); err != nil {
+			return nil, err
+		}
+	}
+	core, err := putStream(0x48, "coredata", g.plain(1500<<10+rng.IntN(1<<20), 40<<10+rng.IntN(16<<10)))
+	if err != nil {
+		return nil, err
+	}
+	if row.ID%4 == 3 {
+		binary.LittleEndian.PutUint32(hdr[0x50:], 0xFFFFFFFF) // {-1, 0}: no transition textures
+	} else if _, err := putStream(0x50, "trans_tex", g.plain(192<<10, 6<<10)); err != nil {
+		return nil, err
+	}
+	// the core index records core_data's decoded size at +0x8C
+	var sz [4]byte
+	binary.LittleEndian.PutUint32(sz[:], uint32(core.plainSize))
+	patchChunk(&l.f, coreIndexOff+0x8C, sz[:])
+	l.f.put(0, hdr)
+	l.f.size = pos
+	return l, l.f.finish(row.File + " data")
+}
+
+func (g *gen) plainN(retail, small int64) int64 {
+	if g.small() {
+		return small
+	}
+	return retail
+}
+
+// patchChunk overwrites bytes at off inside an already put chunk.
+func patchChunk(f *sparseFile, off int64, b []byte) {
+	for _, c := range f.chunks {
+		if off >= c.Off && off+int64(len(b)) <= c.Off+int64(len(c.Data)) {
+			copy(c.Data[off-c.Off:], b)
+			return
+		}
+	}
+	f.put(off, b)
+}
+
+var levelNames = map[int32]string{
+	0: "Aranos Tutorial", 1: "Oozla", 2: "Maktar Nebula", 3: "Endako", 4: "Barlow", 5: "Feltzin System",
+	6: "Notak", 7: "Siberius", 8: "Tabora", 9: "Dobbo", 10: "Hrugis Cloud", 11: "Joba", 12: "Todano",
+	13: "Boldan", 14: "Aranos Prison", 15: "Gorn", 16: "Snivelak", 17: "Smolg", 18: "Damosel",
+	19: "Grelbin", 20: "Yeedil", 22: "Dobbo Orbit", 23: "Damosel Orbit", 24: "Ship Shack",
+	25: "Wupash Nebula", 26: "Jamming Array", 30: "Insomniac Museum",
+}

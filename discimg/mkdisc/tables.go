@@ -1,0 +1,355 @@
+package mkdisc
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// Readings, spelled as discimg reports them (discimg.Reading*); mkdisc does not
+// import discimg so that discimg's own tests may use mkdisc.
+const (
+	readingPairsBytes   = "pairs-bytes"
+	readingPairsSectors = "pairs-sectors"
+	readingStartList    = "start-list"
+	readingLevel        = "level-header"
+)
+
+// treeEntry is one extent of a container as the tree shows it.
+type treeEntry struct {
+	name    string  // "gameplay", "armor0_mesh", "017", "scene03/12"
+	off, n  int64   // byte range in the container (n clamped to the file)
+	decoded *stream // non-nil: the extent begins with this stream (NAME and NAME.wad)
+}
+
+// genFile is one file of the image with everything the generator knows of it.
+type genFile struct {
+	path      string // "G/LEVEL0.WAD"
+	retailLBA int64
+	lba       int64
+	content   *sparseFile
+	header    []byte // the container header as in the file; nil for plain files
+	entries   []treeEntry
+	info      *ContainerInfo // nil for plain files
+}
+
+type gen struct {
+	layout Layout
+	seed   int64
+}
+
+func (g *gen) small() bool { return g.layout == Small }
+
+func (g *gen) rng(labels ...any) *rand.Rand { return rngFor(g.seed, labels...) }
+
+func sectorsOf(n int64) int64 { return (n + sectorSize - 1) / sectorSize }
+
+type slotKind int
+
+const (
+	slotUnused slotKind = iota
+	slotSentinel
+	slotRaw
+	slotWAD
+)
+
+// slot is one table entry to generate.
+type slot struct {
+	kind        slotKind
+	weight      float64 // share of the retail container's data sectors
+	smallBytes  int64   // raw extent size in the small layout
+	tag         string  // WAD streams
+	plainRetail int     // decoded size wanted in retail (capped by the share)
+	plainSmall  int     // decoded size in the small layout
+	style       rawStyle
+}
+
+// familyNames gives the SPEC names of a family's table entries.
+func entryName(family string, i, entries int) string {
+	switch family {
+	case "MISC":
+		return [...]string{"debug_font", "irx", "save_game", "frontbin", "frontbin_net", "frontend", "exit"}[i]
+	case "ARMOR":
+		kind := [2]string{"mesh", "textures"}[i%2]
+		if i < 18 {
+			return fmt.Sprintf("armor%d_%s", i/2, kind)
+		}
+		return fmt.Sprintf("wrench%d_%s", (i-18)/2, kind)
+	case "MPEG":
+		return fmt.Sprintf("%s%02d", [2]string{"subtitles", "video"}[i%2], i/2)
+	case "SCENEn":
+		return fmt.Sprintf("scene%02d/%02d", i/83, i%83)
+	}
+	w := max(3, len(fmt.Sprint(entries-1)))
+	return fmt.Sprintf("%0*d", w, i)
+}
+
+// pairFamily describes a pair-table container family.
+type pairFamily struct {
+	family     string
+	headerSize int64
+	sectors    bool // size field in sectors (as Wrench types MISC, ARMOR, BONUS)
+	slots      func(g *gen, rng *rand.Rand) []slot
+}
+
+func (pf *pairFamily) entries() int { return int(pf.headerSize-8) / 8 }
+
+// buildPairs builds a container with a pair table. size is the retail size
+// (the small layout derives its own from the contents, keeping the retail tail
+// overrun so the clamp is exercised in both).
+func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
+	rng := g.rng(inv.Path, "table")
+	slots := pf.slots(g, rng)
+	if len(slots) != pf.entries() {
+		return nil, fmt.Errorf("mkdisc: %s: %d slots for %d entries", inv.Path, len(slots), pf.entries())
+	}
+	lastUsed := -1
+	var wsum float64
+	for i, s := range slots {
+		if s.kind == slotRaw || s.kind == slotWAD {
+			lastUsed = i
+			wsum += s.weight
+		}
+	}
+	if lastUsed < 0 || slots[lastUsed].kind != slotRaw {
+		return nil, fmt.Errorf("mkdisc: %s: the last used entry must be raw", inv.Path)
+	}
+	hdrSectors := sectorsOf(pf.headerSize)
+	retailN := sectorsOf(inv.Size) - hdrSectors // data sectors in retail
+	overrun := sectorsOf(inv.Size)*sectorSize - inv.Size
+
+	// WAD streams first: their lengths fix their extents.
+	secs := make([]int64, len(slots))
+	streams := make([]*stream, len(slots))
+	var wadSecs int64
+	for i, s := range slots {
+		if s.kind != slotWAD {
+			continue
+		}
+		plain, capacity := s.plainSmall, int64(0)
+		if !g.small() {
+			share := max(1, int64(float64(retailN)*s.weight/wsum))
+			capacity = share * sectorSize
+			plain = min(s.plainRetail, int(capacity*3/2))
+		}
+		st, err := makeStream(g.rng(inv.Path, i, "stream"), s.tag, plain, capacity)
+		if err != nil {
+			return nil, fmt.Errorf("%s entry %d: %w", inv.Path, i, err)
+		}
+		streams[i] = &st
+		secs[i] = sectorsOf(int64(len(st.data)))
+		wadSecs += secs[i]
+	}
+	// Raw extents share what is left (retail) or take their small size.
+	var rawW float64
+	var nRaw int64
+	for _, s := range slots {
+		if s.kind == slotRaw {
+			rawW += s.weight
+			nRaw++
+		}
+	}
+	if g.small() {
+		for i, s := range slots {
+			if s.kind == slotRaw {
+				secs[i] = max(1, sectorsOf(s.smallBytes))
+			}
+		}
+	} else {
+		left := retailN - wadSecs
+		if left < nRaw {
+			return nil, fmt.Errorf("mkdisc: %s: streams leave %d sectors for %d raw extents", inv.Path, left, nRaw)
+		}
+		var used int64
+		for i, s := range slots {
+			if s.kind == slotRaw {
+				secs[i] = max(1, int64(float64(left-nRaw)*s.weight/rawW))
+				used += secs[i]
+			}
+		}
+		if used > left {
+			return nil, fmt.Errorf("mkdisc: %s: raw shares overflow", inv.Path)
+		}
+		secs[lastUsed] += left - used
+	}
+	var total int64
+	for _, n := range secs {
+		total += n
+	}
+	fileSize := inv.Size
+	if g.small() {
+		fileSize = (hdrSectors+total)*sectorSize - overrun
+		// the clamped last extent must keep at least one byte
+		if overrun >= secs[lastUsed]*sectorSize {
+			return nil, fmt.Errorf("mkdisc: %s: overrun swallows the last extent", inv.Path)
+		}
+	}
+	fileSectors := sectorsOf(fileSize)
+
+	f := &genFile{path: inv.Path, retailLBA: inv.LBA, content: &sparseFile{size: fileSize}}
+	hdr := make([]byte, pf.headerSize)
+	binary.LittleEndian.PutUint32(hdr[0:], uint32(pf.headerSize))
+	info := &ContainerInfo{Path: inv.Path, Family: pf.family, HeaderSize: pf.headerSize, Entries: pf.entries()}
+	if pf.sectors {
+		info.Reading = readingPairsSectors
+	} else {
+		info.Reading = readingPairsBytes
+	}
+	start := hdrSectors
+	sentinel := 0
+	for i, s := range slots {
+		var fStart, fSize uint32
+		switch s.kind {
+		case slotUnused:
+			info.Unused++
+		case slotSentinel:
+			// points into the sectors of whatever follows the container
+			fStart = uint32(fileSectors + 3 + int64(sentinel)*29)
+			if pf.sectors {
+				fSize = uint32(4 + sentinel%5)
+			} else {
+				fSize = uint32(0x8000 + sentinel*0x321)
+			}
+			sentinel++
+			info.Sentinels++
+		default:
+			off := start * sectorSize
+			n := secs[i] * sectorSize
+			byteSize := n
+			if i == lastUsed {
+				byteSize = fileSize - off
+			} else if s.kind == slotWAD {
+				byteSize = int64(len(streams[i].data))
+			} else {
+				byteSize = n - int64(rng.IntN(sectorSize)) // still touches its last sector
+			}
+			fStart = uint32(start)
+			if pf.sectors {
+				fSize = uint32(secs[i])
+			} else {
+				fSize = uint32(byteSize)
+			}
+			shown := min(n, fileSize-off)
+			if !pf.sectors {
+				shown = byteSize
+			}
+			e := treeEntry{name: entryName(pf.family, i, pf.entries()), off: off, n: shown}
+			if s.kind == slotWAD {
+				e.decoded = streams[i]
+				f.content.put(off, streams[i].data)
+			} else {
+				rawContent(f.content, off, shown, inv.Path+"/"+e.name, i, s.style, g.rng(inv.Path, i, "raw"), g.small())
+			}
+			f.entries = append(f.entries, e)
+			info.Coverage += sectorsOf(shown)
+			start += secs[i]
+		}
+		binary.LittleEndian.PutUint32(hdr[8+8*i:], fStart)
+		binary.LittleEndian.PutUint32(hdr[12+8*i:], fSize)
+	}
+	info.Shown = len(f.entries)
+	f.content.put(0, hdr)
+	f.header = hdr
+	f.info = info
+	return f, f.content.finish(inv.Path)
+}
+
+// startFamily describes a container whose table is a flat list of start sectors.
+type startFamily struct {
+	family     string // "SCENEn" (names scene00/00…) or "AUDIO"
+	headerSize int64
+	// values lays out the list: for each entry, -1 unused (zero), -2 the
+	// sentinel, otherwise the ordinal of its distinct extent (non-decreasing).
+	values func(g *gen, rng *rand.Rand, maxDistinct int64) []int
+}
+
+func (sf *startFamily) entries() int { return int(sf.headerSize-8) / 4 }
+
+func (g *gen) buildStartList(sf *startFamily, inv invFile) (*genFile, error) {
+	rng := g.rng(inv.Path, "table")
+	hdrSectors := sectorsOf(sf.headerSize)
+	retailN := sectorsOf(inv.Size) - hdrSectors
+	maxDistinct := retailN
+	if g.small() {
+		maxDistinct = min(retailN, 48)
+	}
+	vals := sf.values(g, rng, maxDistinct)
+	if len(vals) != sf.entries() {
+		return nil, fmt.Errorf("mkdisc: %s: %d values for %d entries", inv.Path, len(vals), sf.entries())
+	}
+	distinct := 0
+	for _, v := range vals {
+		distinct = max(distinct, v+1)
+	}
+	secs := make([]int64, distinct)
+	if g.small() {
+		for i := range secs {
+			secs[i] = 1 + int64(rng.IntN(3))
+		}
+	} else if distinct > 0 {
+		ws := make([]float64, distinct)
+		var wsum float64
+		for i := range ws {
+			ws[i] = 0.2 + rng.Float64()*rng.Float64()*4
+			wsum += ws[i]
+		}
+		var used int64
+		for i := range secs {
+			secs[i] = max(1, int64(float64(retailN-int64(distinct))*ws[i]/wsum))
+			used += secs[i]
+		}
+		if used > retailN {
+			return nil, fmt.Errorf("mkdisc: %s: start list shares overflow", inv.Path)
+		}
+		secs[distinct-1] += retailN - used
+	}
+	overrun := sectorsOf(inv.Size)*sectorSize - inv.Size
+	fileSize := inv.Size
+	if g.small() {
+		var total int64
+		for _, n := range secs {
+			total += n
+		}
+		fileSize = (hdrSectors+total)*sectorSize - overrun
+	}
+	starts := make([]int64, distinct)
+	s := hdrSectors
+	for i := range secs {
+		starts[i] = s
+		s += secs[i]
+	}
+	f := &genFile{path: inv.Path, retailLBA: inv.LBA, content: &sparseFile{size: fileSize}}
+	hdr := make([]byte, sf.headerSize)
+	binary.LittleEndian.PutUint32(hdr[0:], uint32(sf.headerSize))
+	info := &ContainerInfo{Path: inv.Path, Family: strings.TrimSuffix(sf.family, "n"), HeaderSize: sf.headerSize, Entries: sf.entries(), Reading: readingStartList}
+	extentLen := func(d int) int64 {
+		if d == distinct-1 {
+			return fileSize - starts[d]*sectorSize
+		}
+		return secs[d] * sectorSize
+	}
+	for d := 0; d < distinct; d++ {
+		rawContent(f.content, starts[d]*sectorSize, extentLen(d), inv.Path, d, styleGeneric, g.rng(inv.Path, d, "raw"), g.small())
+		info.Coverage += sectorsOf(extentLen(d))
+	}
+	for i, v := range vals {
+		var word uint32
+		switch {
+		case v == -1:
+			info.Unused++
+		case v == -2:
+			word = uint32(sectorsOf(fileSize) + 7)
+			info.Sentinels++
+		default:
+			word = uint32(starts[v])
+			f.entries = append(f.entries, treeEntry{name: entryName(sf.family, i, sf.entries()), off: starts[v] * sectorSize, n: extentLen(v)})
+		}
+		binary.LittleEndian.PutUint32(hdr[8+4*i:], word)
+	}
+	info.Shown = len(f.entries)
+	f.content.put(0, hdr)
+	f.header = hdr
+	f.info = info
+	return f, f.content.finish(inv.Path)
+}
