@@ -3,15 +3,19 @@
 // attributes and readers. Both front ends (the CLI and the FUSE nodes in
 // fsnode/fusefs) serve this one model. It does not import go-fuse.
 //
-// API CONTRACT (written before the implementation; other packages code against
-// these signatures — change them only together with their callers).
+// The tree is built in one pass over the ISO directory records and the
+// container headers (plus a 16-byte prefix of every extent, to spot WAD
+// streams); nothing is decoded until a decoded file's size or bytes are asked
+// for.
 package fsnode
 
 import (
-	"errors"
 	"io"
+	"sync"
+	"sync/atomic"
 
 	"gcfs/cache"
+	"gcfs/codec"
 	"gcfs/discimg"
 )
 
@@ -24,6 +28,18 @@ const (
 	Decoded             // the decoded output of a WAD stream
 )
 
+func (k Kind) String() string {
+	switch k {
+	case Dir:
+		return "dir"
+	case Raw:
+		return "raw"
+	case Decoded:
+		return "decoded"
+	}
+	return "unknown"
+}
+
 // Attr is one extended attribute (Name includes "user.gcfs.").
 type Attr struct{ Name, Value string }
 
@@ -34,38 +50,93 @@ type Node struct {
 	Ino      uint64  // stable across mounts: derived from the path
 	Parent   *Node   // nil for the root
 	Children []*Node // directories only, sorted by name
-	// implementation-defined fields follow
+
+	tree *Tree
+	path string
+
+	// Image range: for files the extent (a decoded file's is the stream's
+	// extent), for ISO directories and containers their own extent.
+	hasRange  bool
+	off       int64 // image byte offset of the first byte
+	size      int64 // bytes on disc
+	staticErr error // why a raw file cannot be read whole (known at build)
+
+	entry    *discimg.Entry     // ISO record, when the node comes from one
+	cont     *discimg.Container // container directories
+	tableErr error              // a G/*.WAD that stayed a plain file: why
+	extent   *discimg.Extent    // files and groups inside a container
+
+	// Decoded files.
+	hdr      codec.Header
+	scanOnce sync.Once
+	decSize  int64
+	decErr   error // *StreamError when the stream cannot be decoded whole
+	ixMu     sync.Mutex
+
+	shortLogged atomic.Bool
 }
 
 // Path is the node's path relative to the root, no leading slash ("" for root).
-func (n *Node) Path() string { return "" }
+func (n *Node) Path() string { return n.path }
 
 // Child finds a direct child by name.
-func (n *Node) Child(name string) *Node { return nil }
+func (n *Node) Child(name string) *Node {
+	c := n.Children
+	lo, hi := 0, len(c)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c[m].Name < name {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(c) && c[lo].Name == name {
+		return c[lo]
+	}
+	return nil
+}
+
+// IsDir reports whether the node is a directory.
+func (n *Node) IsDir() bool { return n.Kind == Dir }
 
 // Size is the file's exact size in bytes (a decoded file's comes from the
 // codec's size scan on first call, then remembered; a stream that breaks the
 // format reports the length that decodes cleanly). Directories: 0.
-func (n *Node) Size() int64 { return 0 }
-
-// Xattrs lists the node's extended attributes, including user.gcfs.error when
-// the file cannot be read whole.
-func (n *Node) Xattrs() []Attr { return nil }
+func (n *Node) Size() int64 {
+	switch n.Kind {
+	case Raw:
+		return n.size
+	case Decoded:
+		n.scan()
+		return n.decSize
+	}
+	return 0
+}
 
 // Err says why the file cannot be read whole (corrupt stream, extent past the
 // image's end), or nil. For a decoded file it runs the size scan.
-func (n *Node) Err() error { return nil }
+func (n *Node) Err() error {
+	switch n.Kind {
+	case Raw:
+		return n.staticErr
+	case Decoded:
+		if n.staticErr != nil {
+			return n.staticErr
+		}
+		n.scan()
+		if n.decErr != nil {
+			return n.decErr
+		}
+	}
+	return nil
+}
 
 // Reader reads a file's bytes.
 type Reader interface {
 	io.ReaderAt
 	Size() int64
 }
-
-// Open returns a reader for a file. A decoded file whose stream is corrupt
-// fails here (the FUSE layer maps it to EIO). ReadAt on a raw file returns an
-// error (not zeros) for bytes the image does not have.
-func (n *Node) Open() (Reader, error) { return nil, errors.New("TODO") }
 
 // Options tune the tree.
 type Options struct {
@@ -76,19 +147,19 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
+// Defaults for Options fields left zero.
+const (
+	DefaultCacheSize  = 256 << 20
+	DefaultMaxDecoded = 256 << 20
+)
+
 // Tree is a disc's whole tree.
 type Tree struct {
 	Root  *Node
 	Image *discimg.Image
 	Cache *cache.Cache
+
+	opt     Options
+	indexes *indexLRU
+	nodes   int
 }
-
-// Build makes the tree from an opened image in one pass of directory records and
-// container headers; it decodes nothing.
-func Build(img *discimg.Image, opt Options) (*Tree, error) { return nil, errors.New("TODO") }
-
-// Lookup finds a node by path relative to the root ("G/LEVEL0.WAD/gameplay").
-func (t *Tree) Lookup(path string) (*Node, error) { return nil, errors.New("TODO") }
-
-// Walk calls fn for every node in depth-first, name order (root first).
-func (t *Tree) Walk(fn func(n *Node) error) error { return nil }

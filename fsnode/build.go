@@ -1,0 +1,418 @@
+package fsnode
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gcfs/cache"
+	"gcfs/codec"
+	"gcfs/discimg"
+)
+
+// maxDepth bounds the ISO walk; discimg already refuses loops, this is the
+// model's own guard.
+const maxDepth = 64
+
+// Build makes the tree from an opened image in one pass of directory records and
+// container headers; it decodes nothing.
+func Build(img *discimg.Image, opt Options) (*Tree, error) {
+	if img == nil || img.Root == nil {
+		return nil, errors.New("fsnode: image has no root directory")
+	}
+	if opt.CacheSize <= 0 {
+		opt.CacheSize = DefaultCacheSize
+	}
+	if opt.MaxDecoded <= 0 {
+		opt.MaxDecoded = DefaultMaxDecoded
+	}
+	ixBudget := opt.CacheSize / 32
+	if ixBudget < 1<<20 {
+		ixBudget = 1 << 20
+	}
+	t := &Tree{Image: img, Cache: cache.New(opt.CacheSize), opt: opt, indexes: newIndexLRU(ixBudget)}
+	b := &builder{t: t}
+	root := &Node{Kind: Dir, tree: t, entry: img.Root}
+	t.Root = root
+	b.iso(root, img.Root, 0)
+	b.containers()
+	b.detectStreams()
+	b.finish(root)
+	t.assignInos()
+	return t, nil
+}
+
+type builder struct {
+	t       *Tree
+	pending []*pendingContainer
+	leaves  []*Node // extents to probe for a WAD stream
+}
+
+type pendingContainer struct {
+	n *Node // the plain file node, turned into a directory when the table reads
+}
+
+func (t *Tree) logf(format string, args ...any) {
+	if t.opt.Logf != nil {
+		t.opt.Logf(format, args...)
+	}
+}
+
+// iso mirrors one ISO directory.
+func (b *builder) iso(dir *Node, e *discimg.Entry, depth int) {
+	if e.IsDir {
+		dir.hasRange, dir.off, dir.size = true, e.Offset(), e.Size
+	}
+	if depth >= maxDepth {
+		b.t.logf("%s: directory nesting deeper than %d, not descended", e.Path, maxDepth)
+		return
+	}
+	for _, c := range e.Children {
+		if c == nil {
+			continue
+		}
+		n := &Node{Name: c.Name, Parent: dir, tree: b.t, entry: c}
+		if c.IsDir {
+			n.Kind = Dir
+			dir.Children = append(dir.Children, n)
+			b.iso(n, c, depth+1)
+			continue
+		}
+		n.Kind = Raw
+		n.hasRange, n.off, n.size = true, c.Offset(), c.Size
+		n.staticErr = b.rangeErr(n, c.Err)
+		dir.Children = append(dir.Children, n)
+		if dir.Parent != nil && dir.Parent.Parent == nil && strings.EqualFold(dir.Name, "G") &&
+			len(c.Name) > 4 && strings.EqualFold(c.Name[len(c.Name)-4:], ".WAD") &&
+			(c.Err == nil || errors.Is(n.staticErr, ErrShortImage)) {
+			b.pending = append(b.pending, &pendingContainer{n: n})
+		}
+	}
+}
+
+// rangeErr says why the bytes of an image range cannot all be read.
+func (b *builder) rangeErr(n *Node, recorded error) error {
+	if n.size < 0 || n.off < 0 {
+		return fmt.Errorf("extent at image offset %d, %d bytes: invalid", n.off, n.size)
+	}
+	if end := n.off + n.size; end > b.t.Image.Size || end < n.off {
+		first := n.off
+		if b.t.Image.Size > first {
+			first = b.t.Image.Size
+		}
+		return &ShortImageError{Path: n.path, Offset: first, End: end, ImageSize: b.t.Image.Size}
+	}
+	return recorded
+}
+
+// containers reads the table of every G/*.WAD and turns the readable ones into
+// directories of their extents.
+func (b *builder) containers() {
+	for _, pc := range b.pending {
+		n := pc.n
+		if n.staticErr != nil && !errors.Is(n.staticErr, ErrShortImage) {
+			n.tableErr = n.staticErr
+			b.t.logf("%s: stays a plain file: %v", n.Entry().Path, n.staticErr)
+			continue
+		}
+		r := &imageRange{r: b.t.Image.R, imgSize: b.t.Image.Size, base: n.off, size: n.size, path: n.Entry().Path}
+		c, err := discimg.ReadContainer(n.Name, r, n.size)
+		if err != nil || c == nil {
+			if err == nil {
+				err = errors.New("no table")
+			}
+			n.tableErr = err
+			// A file with no table at all (MPEG1.WAD's raw video) is expected
+			// plain data, not a problem worth a log line.
+			if !errors.Is(err, discimg.ErrNotContainer) {
+				b.t.logf("%s: stays a plain file: %v", n.Entry().Path, err)
+			}
+			continue
+		}
+		n.Kind = Dir
+		n.cont = c
+		groups := map[string]*Node{}
+		for i := range c.Extents {
+			x := &c.Extents[i]
+			if x.Size < 0 || x.Offset < 0 || x.Offset+x.Size > n.size {
+				b.t.logf("%s: extent %d (%q) outside the container, left out", n.Entry().Path, x.Index, x.Name)
+				continue
+			}
+			parent := n
+			parts := strings.Split(x.Name, "/")
+			for j, part := range parts[:len(parts)-1] {
+				key := strings.Join(parts[:j+1], "/")
+				g := groups[key]
+				if g == nil {
+					g = &Node{Name: part, Kind: Dir, Parent: parent, tree: b.t}
+					groups[key] = g
+					parent.Children = append(parent.Children, g)
+				}
+				parent = g
+			}
+			leaf := &Node{Name: parts[len(parts)-1], Kind: Raw, Parent: parent, tree: b.t, extent: x,
+				hasRange: true, off: n.off + x.Offset, size: x.Size}
+			leaf.staticErr = b.rangeErr(leaf, nil)
+			parent.Children = append(parent.Children, leaf)
+			b.leaves = append(b.leaves, leaf)
+		}
+	}
+}
+
+// Entry is the node's ISO directory record, or nil for nodes inside a container.
+func (n *Node) Entry() *discimg.Entry { return n.entry }
+
+// probeGap: prefixes closer than this are fetched with one read; a wider gap
+// costs more to copy than a separate pread.
+const probeGap = 8 << 10
+
+// probeSpan bounds one merged prefix read.
+const probeSpan = 256 << 10
+
+// detectStreams reads the first 16 bytes of every extent (merging nearby ones
+// into one read, in parallel) and splits each WAD stream into NAME (decoded)
+// and NAME.wad (raw).
+func (b *builder) detectStreams() {
+	type probe struct {
+		leaf   *Node
+		prefix [codec.HeaderSize]byte
+		ok     bool
+	}
+	var probes []*probe
+	for _, l := range b.leaves {
+		if l.size >= codec.HeaderSize && l.off+codec.HeaderSize <= b.t.Image.Size {
+			probes = append(probes, &probe{leaf: l})
+		}
+	}
+	sort.Slice(probes, func(i, j int) bool { return probes[i].leaf.off < probes[j].leaf.off })
+	type run struct{ lo, hi int } // probes[lo:hi], one read
+	var runs []run
+	for i := 0; i < len(probes); {
+		j := i + 1
+		start := probes[i].leaf.off
+		end := start + codec.HeaderSize
+		for j < len(probes) {
+			o := probes[j].leaf.off
+			if o-end > probeGap || o+codec.HeaderSize-start > probeSpan {
+				break
+			}
+			if e := o + codec.HeaderSize; e > end {
+				end = e
+			}
+			j++
+		}
+		runs = append(runs, run{i, j})
+		i = j
+	}
+	img := b.t.Image
+	var wg sync.WaitGroup
+	const workers = 4
+	next := make(chan run)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for r := range next {
+				start := probes[r.lo].leaf.off
+				end := start
+				for _, p := range probes[r.lo:r.hi] {
+					if e := p.leaf.off + codec.HeaderSize; e > end {
+						end = e
+					}
+				}
+				if end > img.Size {
+					end = img.Size
+				}
+				if end <= start {
+					continue
+				}
+				if int64(cap(buf)) < end-start {
+					buf = make([]byte, end-start)
+				}
+				got, _ := img.R.ReadAt(buf[:end-start], start)
+				for _, p := range probes[r.lo:r.hi] {
+					rel := p.leaf.off - start
+					if rel+codec.HeaderSize <= int64(got) {
+						copy(p.prefix[:], buf[rel:rel+codec.HeaderSize])
+						p.ok = true
+					}
+				}
+			}
+		}()
+	}
+	for _, r := range runs {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+	for _, p := range probes {
+		if !p.ok || !codec.IsStream(p.prefix[:], p.leaf.size) {
+			continue
+		}
+		h, err := codec.ParseHeader(p.prefix[:])
+		if err != nil {
+			continue
+		}
+		l := p.leaf
+		raw := &Node{Name: l.Name + ".wad", Kind: Raw, Parent: l.Parent, tree: b.t, extent: l.extent,
+			hasRange: true, off: l.off, size: l.size, staticErr: l.staticErr}
+		l.Kind = Decoded
+		l.hdr = h
+		if l.staticErr != nil && l.off+h.Size <= img.Size {
+			// The stream itself is inside the image; only its padding is not.
+			l.staticErr = nil
+		}
+		l.Parent.Children = append(l.Parent.Children, raw)
+	}
+}
+
+// finish sets paths, makes every name safe and unique, and sorts children.
+func (b *builder) finish(root *Node) {
+	var rec func(d *Node)
+	rec = func(d *Node) {
+		b.t.nodes++
+		if d.Kind != Dir {
+			return
+		}
+		seen := make(map[string]bool, len(d.Children))
+		for _, c := range d.Children {
+			name := safeName(c.Name)
+			if name != c.Name {
+				b.t.logf("%s: name %q is not a safe file name, shown as %q", pathJoin(d.path, name), c.Name, name)
+			}
+			if seen[name] {
+				base := name
+				for k := 2; seen[name]; k++ {
+					name = base + "~" + strconv.Itoa(k)
+				}
+				b.t.logf("%s: duplicate name %q, shown as %q", d.path, base, name)
+			}
+			seen[name] = true
+			c.Name = name
+			c.path = pathJoin(d.path, name)
+		}
+		sort.Slice(d.Children, func(i, j int) bool { return d.Children[i].Name < d.Children[j].Name })
+		for _, c := range d.Children {
+			rec(c)
+		}
+	}
+	rec(root)
+}
+
+func pathJoin(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// safeName turns a recorded name into one a filesystem (and a TSV manifest)
+// can show: no '/', NUL or other control characters, not empty, not "." or "..".
+func safeName(s string) string {
+	if strings.IndexFunc(s, unsafeRune) >= 0 {
+		s = strings.Map(func(r rune) rune {
+			if unsafeRune(r) {
+				return '_'
+			}
+			return r
+		}, s)
+	}
+	switch s {
+	case "":
+		return "_"
+	case ".", "..":
+		return "_" + s
+	}
+	return s
+}
+
+func unsafeRune(r rune) bool { return r == '/' || r < 0x20 || r == 0x7f }
+
+// SafeName reports whether name can be a file name in a directory: not empty,
+// not "." or "..", no '/' or NUL. Every name in a built tree is safe.
+func SafeName(name string) bool { return name != "" && safeName(name) == name }
+
+// assignInos gives every node an inode number derived from its path (FNV-64a),
+// collisions resolved in walk order by rehashing with a counter; root is 1.
+func (t *Tree) assignInos() {
+	used := make(map[uint64]bool, t.nodes)
+	used[0], used[1] = true, true
+	t.Root.Ino = 1
+	_ = t.Walk(func(n *Node) error {
+		if n == t.Root {
+			return nil
+		}
+		ino := pathHash(n.path, 0)
+		for k := 1; used[ino]; k++ {
+			ino = pathHash(n.path, k)
+		}
+		used[ino] = true
+		n.Ino = ino
+		return nil
+	})
+}
+
+func pathHash(p string, k int) uint64 {
+	h := fnv.New64a()
+	io.WriteString(h, p)
+	if k > 0 {
+		h.Write([]byte{0})
+		io.WriteString(h, strconv.Itoa(k))
+	}
+	return h.Sum64()
+}
+
+// Lookup finds a node by path relative to the root ("G/LEVEL0.WAD/gameplay").
+// A leading or trailing '/' and "." components are ignored.
+func (t *Tree) Lookup(path string) (*Node, error) {
+	n := t.Root
+	for _, part := range strings.Split(path, "/") {
+		if part == "" || part == "." {
+			continue
+		}
+		if n.Kind != Dir {
+			return nil, &fs.PathError{Op: "lookup", Path: path, Err: fmt.Errorf("%s is not a directory: %w", n.path, fs.ErrNotExist)}
+		}
+		c := n.Child(part)
+		if c == nil {
+			return nil, &fs.PathError{Op: "lookup", Path: path, Err: fs.ErrNotExist}
+		}
+		n = c
+	}
+	return n, nil
+}
+
+// Walk calls fn for every node in depth-first, name order (root first). When
+// fn returns fs.SkipDir for a directory its children are skipped; any other
+// error stops the walk and is returned.
+func (t *Tree) Walk(fn func(n *Node) error) error {
+	return walk(t.Root, fn)
+}
+
+// WalkFrom is Walk starting at n.
+func WalkFrom(n *Node, fn func(n *Node) error) error { return walk(n, fn) }
+
+func walk(n *Node, fn func(n *Node) error) error {
+	if err := fn(n); err != nil {
+		if errors.Is(err, fs.SkipDir) {
+			return nil
+		}
+		return err
+	}
+	for _, c := range n.Children {
+		if err := walk(c, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Nodes is the number of nodes in the tree.
+func (t *Tree) Nodes() int { return t.nodes }

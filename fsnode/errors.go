@@ -1,0 +1,49 @@
+package fsnode
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrShortImage is wrapped by every ShortImageError: the image ends before
+// bytes a file needs.
+var ErrShortImage = errors.New("image ends before the file's bytes")
+
+// ShortImageError reports a read of bytes the image does not have.
+type ShortImageError struct {
+	Path      string // the file read ("" when not known)
+	Offset    int64  // image offset of the first missing byte
+	End       int64  // image offset one past the last byte wanted
+	ImageSize int64
+}
+
+func (e *ShortImageError) Error() string {
+	p := ""
+	if e.Path != "" {
+		p = e.Path + ": "
+	}
+	return fmt.Sprintf("%sbytes past the image's end: needs image bytes up to %d, image has %d (first missing byte at image offset %#x)",
+		p, e.End, e.ImageSize, e.Offset)
+}
+
+func (e *ShortImageError) Unwrap() error { return ErrShortImage }
+
+// StreamError says why a decoded file cannot be read: the path, the image
+// offset of its WAD stream, and the codec's error (a *codec.CorruptError
+// carrying the stream offset and rule, or an I/O error such as a
+// *ShortImageError).
+type StreamError struct {
+	Path        string
+	ImageOffset int64
+	Err         error
+}
+
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("%s: WAD stream at image offset %#x: %v", e.Path, e.ImageOffset, e.Err)
+}
+
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// ErrTooLarge: a decoded stream grows past Options.MaxDecoded (the codec
+// reports it as codec.RuleOutputLimit; this is for callers that check sizes).
+var ErrTooLarge = errors.New("decoded stream larger than the limit")

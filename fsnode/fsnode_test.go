@@ -1,0 +1,487 @@
+package fsnode
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"gcfs/codec"
+	"gcfs/discimg"
+	"gcfs/fsnode/testdisc"
+)
+
+type logs struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logs) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+func (l *logs) count(sub string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, s := range l.lines {
+		if strings.Contains(s, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+func openDisc(t testing.TB, path string, size int64, opt Options) (*Tree, *logs) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if size < 0 {
+		st, _ := f.Stat()
+		size = st.Size()
+	}
+	img, err := discimg.Open(f, size)
+	if err != nil {
+		t.Fatalf("discimg.Open: %v", err)
+	}
+	l := &logs{}
+	if opt.Logf == nil {
+		opt.Logf = l.logf
+	}
+	tree, err := Build(img, opt)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	return tree, l
+}
+
+func writeDisc(t testing.TB) *testdisc.Disc {
+	t.Helper()
+	d, err := testdisc.Write(t.TempDir(), testdisc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func readAll(t testing.TB, n *Node) []byte {
+	t.Helper()
+	r, err := n.Open()
+	if err != nil {
+		t.Fatalf("%s: Open: %v", n.Path(), err)
+	}
+	b := make([]byte, r.Size())
+	if got, err := r.ReadAt(b, 0); got != len(b) || (err != nil && err != io.EOF) {
+		t.Fatalf("%s: ReadAt whole: %d of %d bytes, %v", n.Path(), got, len(b), err)
+	}
+	return b
+}
+
+func TestTreeShape(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{})
+	var paths []string
+	kinds := map[string]Kind{}
+	if err := tree.Walk(func(n *Node) error {
+		paths = append(paths, n.Path())
+		kinds[n.Path()] = n.Kind
+		for i := 1; i < len(n.Children); i++ {
+			if n.Children[i-1].Name >= n.Children[i].Name {
+				t.Errorf("%s: children not sorted: %q before %q", n.Path(), n.Children[i-1].Name, n.Children[i].Name)
+			}
+		}
+		for _, c := range n.Children {
+			if c.Parent != n {
+				t.Errorf("%s: parent pointer wrong", c.Path())
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for p := range d.Files {
+		want[p] = true
+	}
+	for p := range d.Corrupt {
+		want[p] = true
+	}
+	for _, p := range d.Dirs {
+		want[p] = true
+	}
+	for _, p := range paths {
+		if !want[p] {
+			t.Errorf("unexpected node %q", p)
+		}
+		delete(want, p)
+	}
+	for p := range want {
+		t.Errorf("missing node %q", p)
+	}
+	if paths[0] != "" || tree.Root.Ino != 1 {
+		t.Errorf("walk starts at %q, root ino %d", paths[0], tree.Root.Ino)
+	}
+	for p, k := range map[string]Kind{
+		"G/MISC.WAD": Dir, "G/MPEG1.WAD": Raw, "G/BROKEN.WAD": Raw, "G/MISC.WAD/irx": Decoded,
+		"G/MISC.WAD/irx.wad": Raw, "G/MISC.WAD/frontbin": Decoded, "G/MISC.WAD/debug_font": Raw,
+	} {
+		if kinds[p] != k {
+			t.Errorf("%s: kind %v, want %v", p, kinds[p], k)
+		}
+	}
+	for _, p := range []string{"G/MISC.WAD/irx", "/G/MISC.WAD/irx", "G/MISC.WAD/irx/", "./G/./MISC.WAD/irx"} {
+		n, err := tree.Lookup(p)
+		if err != nil || n.Path() != "G/MISC.WAD/irx" {
+			t.Errorf("Lookup(%q) = %v, %v", p, n, err)
+		}
+	}
+	for _, p := range []string{"G/NOPE", "SYSTEM.CNF/x", "G/MISC.WAD/irx/x", ".."} {
+		if _, err := tree.Lookup(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("Lookup(%q): err %v, want ErrNotExist", p, err)
+		}
+	}
+}
+
+func TestFilesReadExactly(t *testing.T) {
+	d := writeDisc(t)
+	tree, logs := openDisc(t, d.Path, -1, Options{})
+	for p, want := range d.Files {
+		n, err := tree.Lookup(p)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if n.Size() != int64(len(want)) {
+			t.Errorf("%s: Size %d before reading, want %d", p, n.Size(), len(want))
+		}
+		if err := n.Err(); err != nil {
+			t.Errorf("%s: Err %v", p, err)
+		}
+		if got := readAll(t, n); !bytes.Equal(got, want) {
+			t.Errorf("%s: content differs (%d bytes, want %d)", p, len(got), len(want))
+		}
+	}
+	if len(logs.lines) != 1 || logs.count("BROKEN.WAD") != 1 {
+		t.Errorf("log lines %q, want one about BROKEN.WAD", logs.lines)
+	}
+}
+
+func TestDecodedRandomAndConcurrent(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 1 << 20})
+	n, err := tree.Lookup("G/MISC.WAD/irx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := n.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := d.Sample
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func(seed int64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(seed))
+			for i := 0; i < 40; i++ {
+				off := rng.Int63n(int64(len(want)) + 10)
+				buf := make([]byte, rng.Intn(70000)+1)
+				got, err := r.ReadAt(buf, off)
+				end := off + int64(len(buf))
+				if end > int64(len(want)) {
+					end = int64(len(want))
+				}
+				wantN := int(max(0, end-off))
+				if got != wantN || (got < len(buf) && err != io.EOF) || (got == len(buf) && err != nil) {
+					errs <- fmt.Errorf("ReadAt(%d bytes at %d) = %d, %v; want %d", len(buf), off, got, err, wantN)
+					return
+				}
+				if wantN > 0 && !bytes.Equal(buf[:got], want[off:end]) {
+					errs <- fmt.Errorf("ReadAt(%d bytes at %d): bytes differ", len(buf), off)
+					return
+				}
+			}
+		}(int64(g))
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if st := tree.Cache.Stats(); st.Hits+st.Misses == 0 {
+		t.Errorf("reads did not go through the cache: %+v", st)
+	}
+}
+
+func TestCorruptStream(t *testing.T) {
+	d := writeDisc(t)
+	tree, logs := openDisc(t, d.Path, -1, Options{})
+	for p, clean := range d.Corrupt {
+		n, err := tree.Lookup(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Size() != clean {
+			t.Errorf("%s: Size %d, want the clean length %d", p, n.Size(), clean)
+		}
+		for i := 0; i < 3; i++ {
+			if _, err := n.Open(); err == nil {
+				t.Fatalf("%s: Open succeeded on a corrupt stream", p)
+			}
+		}
+		_, err = n.Open()
+		var se *StreamError
+		var ce *codec.CorruptError
+		if !errors.As(err, &se) || !errors.As(err, &ce) || !errors.Is(err, codec.ErrFormat) {
+			t.Fatalf("%s: Open error %v (%T): want *StreamError wrapping *codec.CorruptError", p, err, err)
+		}
+		if ce.Rule != codec.RuleLiteralPair {
+			t.Errorf("%s: rule %q, want %q", p, ce.Rule, codec.RuleLiteralPair)
+		}
+		off, _, _ := n.ImageRange()
+		if se.ImageOffset != off || se.Path != p {
+			t.Errorf("%s: StreamError %+v, want image offset %d", p, se, off)
+		}
+		msg := err.Error()
+		for _, s := range []string{p, fmt.Sprintf("%#x", off), string(codec.RuleLiteralPair), "stream offset"} {
+			if !strings.Contains(msg, s) {
+				t.Errorf("%s: error %q does not name %q", p, msg, s)
+			}
+		}
+		if v, ok := n.Xattr("user.gcfs.error"); !ok || !strings.Contains(v, string(codec.RuleLiteralPair)) {
+			t.Errorf("%s: user.gcfs.error = %q, %v", p, v, ok)
+		}
+		if got := logs.count(p + ":"); got != 1 {
+			t.Errorf("%s: logged %d times, want once: %q", p, got, logs.lines)
+		}
+		raw, _ := tree.Lookup(p + ".wad")
+		if raw == nil || !bytes.Equal(readAll(t, raw), d.Files[p+".wad"]) {
+			t.Errorf("%s.wad does not read the stream's bytes", p)
+		}
+	}
+}
+
+func TestXattrs(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{})
+	misc, _ := tree.Lookup("G/MISC.WAD")
+	miscOff, _, _ := misc.ImageRange()
+	irx, _ := tree.Lookup("G/MISC.WAD/irx")
+	irxOff, irxLen, _ := irx.ImageRange()
+	if irxOff != miscOff+3*2048 {
+		t.Errorf("irx at image offset %d, want the MISC.WAD offset %d + 3 sectors", irxOff, miscOff)
+	}
+	want := map[string]map[string]string{
+		"G/MISC.WAD": {"family": "MISC", "table": "pairs-bytes", "skipped": fmt.Sprint(d.MiscSkipped)},
+		"G/MISC.WAD/irx": {"offset": fmt.Sprint(irxOff), "lba": fmt.Sprint(irxOff / 2048), "disc_size": fmt.Sprint(irxLen),
+			"wad_tag": "irx", "compressed_size": fmt.Sprint(len(d.Files["G/MISC.WAD/irx.wad"]))},
+		"G/MISC.WAD/irx.wad": {"offset": fmt.Sprint(irxOff), "disc_size": fmt.Sprint(irxLen)},
+		"SYSTEM.CNF":         {"disc_size": fmt.Sprint(len(d.Files["SYSTEM.CNF"]))},
+	}
+	for p, attrs := range want {
+		n, _ := tree.Lookup(p)
+		for k, v := range attrs {
+			if got, ok := n.Xattr(XattrPrefix + k); !ok || got != v {
+				t.Errorf("%s: %s = %q (%v), want %q", p, k, got, ok, v)
+			}
+		}
+		if _, ok := n.Xattr("user.gcfs.error"); ok {
+			t.Errorf("%s: has user.gcfs.error", p)
+		}
+	}
+	if _, ok := irx.Xattr("user.gcfs.level_id"); ok {
+		t.Error("irx has level attributes")
+	}
+}
+
+func TestTableFailureStaysPlain(t *testing.T) {
+	d := writeDisc(t)
+	tree, logs := openDisc(t, d.Path, -1, Options{})
+	for _, p := range []string{"G/BROKEN.WAD", "G/MPEG1.WAD"} {
+		n, _ := tree.Lookup(p)
+		if n.Kind != Raw || n.TableError() == nil {
+			t.Errorf("%s: kind %v, table error %v: want a plain file with the reason", p, n.Kind, n.TableError())
+		}
+	}
+	if !errors.Is(mustLookup(t, tree, "G/BROKEN.WAD").TableError(), discimg.ErrNoReading) {
+		t.Errorf("BROKEN.WAD: %v, want ErrNoReading", mustLookup(t, tree, "G/BROKEN.WAD").TableError())
+	}
+	if logs.count("BROKEN.WAD") != 1 || logs.count("MPEG1.WAD") != 0 {
+		t.Errorf("logs %q: want BROKEN.WAD once, MPEG1.WAD (no table at all) never", logs.lines)
+	}
+}
+
+func mustLookup(t testing.TB, tree *Tree, p string) *Node {
+	t.Helper()
+	n, err := tree.Lookup(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestInodesStableAndUnique(t *testing.T) {
+	d := writeDisc(t)
+	a, _ := openDisc(t, d.Path, -1, Options{})
+	b, _ := openDisc(t, d.Path, -1, Options{})
+	seen := map[uint64]string{}
+	_ = a.Walk(func(n *Node) error {
+		if prev, dup := seen[n.Ino]; dup {
+			t.Errorf("ino %d of %q and %q", n.Ino, prev, n.Path())
+		}
+		seen[n.Ino] = n.Path()
+		if m := mustLookup(t, b, n.Path()); m.Ino != n.Ino {
+			t.Errorf("%s: ino %d, then %d in a second build", n.Path(), n.Ino, m.Ino)
+		}
+		if n.Ino == 0 || (n.Ino == 1) != (n.Parent == nil) {
+			t.Errorf("%s: ino %d", n.Path(), n.Ino)
+		}
+		return nil
+	})
+}
+
+func TestTruncatedImage(t *testing.T) {
+	d := writeDisc(t)
+	whole, _ := openDisc(t, d.Path, -1, Options{})
+	tail := mustLookup(t, whole, "ZTAIL.DUP")
+	off, _, _ := tail.ImageRange()
+	cut := off + 1000
+	if err := os.Truncate(d.Path, cut); err != nil {
+		t.Fatal(err)
+	}
+	tree, logs := openDisc(t, d.Path, -1, Options{})
+	if got := readAll(t, mustLookup(t, tree, "SYSTEM.CNF")); !bytes.Equal(got, d.Files["SYSTEM.CNF"]) {
+		t.Error("SYSTEM.CNF changed")
+	}
+	if got := readAll(t, mustLookup(t, tree, "G/MISC.WAD/irx")); !bytes.Equal(got, d.Sample) {
+		t.Error("irx changed")
+	}
+	n := mustLookup(t, tree, "ZTAIL.DUP")
+	if n.Size() != int64(len(d.Files["ZTAIL.DUP"])) {
+		t.Errorf("ZTAIL.DUP: size %d, want the recorded %d", n.Size(), len(d.Files["ZTAIL.DUP"]))
+	}
+	if !errors.Is(n.Err(), ErrShortImage) {
+		t.Errorf("ZTAIL.DUP: Err %v, want ErrShortImage", n.Err())
+	}
+	if v, ok := n.Xattr("user.gcfs.error"); !ok || !strings.Contains(v, "image") {
+		t.Errorf("ZTAIL.DUP: user.gcfs.error %q, %v", v, ok)
+	}
+	r, err := n.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 500)
+	if got, err := r.ReadAt(buf, 0); got != 500 || err != nil {
+		t.Errorf("read inside the image: %d, %v", got, err)
+	}
+	if !bytes.Equal(buf, d.Files["ZTAIL.DUP"][:500]) {
+		t.Error("bytes inside the image differ")
+	}
+	buf = make([]byte, 2000)
+	got, err := r.ReadAt(buf, 0)
+	var se *ShortImageError
+	if got != 1000 || !errors.As(err, &se) || se.Offset != cut {
+		t.Errorf("read across the end: %d, %v; want 1000 bytes and a ShortImageError at %d", got, err, cut)
+	}
+	for i := 0; i < 3; i++ {
+		r.ReadAt(buf, 1500)
+	}
+	if logs.count("ZTAIL.DUP") != 1 {
+		t.Errorf("short reads logged %d times, want once: %q", logs.count("ZTAIL.DUP"), logs.lines)
+	}
+}
+
+func TestMaxDecoded(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{MaxDecoded: 100000})
+	n := mustLookup(t, tree, "G/MISC.WAD/irx")
+	_, err := n.Open()
+	var ce *codec.CorruptError
+	if !errors.As(err, &ce) || ce.Rule != codec.RuleOutputLimit {
+		t.Fatalf("Open past MaxDecoded: %v, want RuleOutputLimit", err)
+	}
+	if n.Size() > 100000 {
+		t.Errorf("size %d past the limit", n.Size())
+	}
+	if got := readAll(t, mustLookup(t, tree, "G/MISC.WAD/frontbin_net")); string(got) != "abcdddddddd" {
+		t.Errorf("small stream under the limit: %q", got)
+	}
+}
+
+func TestIndexLRUEvicts(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{})
+	irx := mustLookup(t, tree, "G/MISC.WAD/irx")
+	tiny := mustLookup(t, tree, "G/MISC.WAD/frontbin_net")
+	readAll(t, irx)
+	readAll(t, tiny)
+	if n, _ := tree.indexes.stats(); n != 2 {
+		t.Fatalf("%d indexes remembered, want 2", n)
+	}
+	ixIrx := tree.indexes.get(irx)
+	l := newIndexLRU(ixIrx.MemSize()) // room for irx's alone
+	l.put(irx, ixIrx)
+	l.put(tiny, tree.indexes.get(tiny))
+	if l.get(irx) != nil || l.get(tiny) == nil {
+		t.Error("the older index was not evicted")
+	}
+	if n, used := l.stats(); n != 1 || used > ixIrx.MemSize() {
+		t.Errorf("after eviction: %d indexes, %d bytes", n, used)
+	}
+	// An evicted index is rebuilt on the next Open.
+	tree.indexes = newIndexLRU(1)
+	readAll(t, tiny)
+	if got := readAll(t, irx); !bytes.Equal(got, d.Sample) {
+		t.Error("irx after its index was evicted")
+	}
+}
+
+func TestHostileNames(t *testing.T) {
+	d := writeDisc(t)
+	for old, bad := range map[string]string{"SYSTEM.CNF": "..", "ZTAIL.DUP": "../../etc", "G/MPEG1.WAD": "A\x00/B"} {
+		if i := strings.LastIndex(old, "/"); i >= 0 {
+			old = old[i+1:]
+		}
+		if err := testdisc.PatchName(d.Path, old, bad); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree, logs := openDisc(t, d.Path, -1, Options{})
+	_ = tree.Walk(func(n *Node) error {
+		if n.Parent != nil && !SafeName(n.Name) {
+			t.Errorf("unsafe name %q in the tree", n.Name)
+		}
+		return nil
+	})
+	// discimg leaves such records out; the rest of the tree is still served.
+	for _, p := range []string{"SYSTEM.CNF", "ZTAIL.DUP", "G/MPEG1.WAD"} {
+		if _, err := tree.Lookup(p); err == nil {
+			t.Errorf("%s still listed after its record was renamed", p)
+		}
+	}
+	if got := readAll(t, mustLookup(t, tree, "G/MISC.WAD/irx")); !bytes.Equal(got, d.Sample) {
+		t.Error("irx differs in the hostile image")
+	}
+	_ = logs
+}
+
+func TestSafeName(t *testing.T) {
+	for name, safe := range map[string]bool{"a": true, "LEVEL0.WAD": true, "": false, ".": false, "..": false,
+		"a/b": false, "a\x00": false, "x\ny": false, "...": true} {
+		if SafeName(name) != safe {
+			t.Errorf("SafeName(%q) = %v", name, !safe)
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package fsnode
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"gcfs/cache"
+	"gcfs/codec"
+)
+
+// imageRange reads [base, base+size) of the image. Bytes the image does not
+// have are an error (*ShortImageError), never zeros.
+type imageRange struct {
+	r       io.ReaderAt
+	imgSize int64
+	base    int64
+	size    int64
+	path    string
+}
+
+func (ir *imageRange) Size() int64 { return ir.size }
+
+func (ir *imageRange) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("%s: negative offset %d", ir.path, off)
+	}
+	if off >= ir.size {
+		return 0, io.EOF
+	}
+	want := p
+	atEOF := false
+	if rem := ir.size - off; int64(len(want)) > rem {
+		want = want[:rem]
+		atEOF = true
+	}
+	start := ir.base + off
+	end := start + int64(len(want))
+	have := want
+	short := false
+	if end > ir.imgSize {
+		short = true
+		if start >= ir.imgSize {
+			have = want[:0]
+		} else {
+			have = want[:ir.imgSize-start]
+		}
+	}
+	n := 0
+	if len(have) > 0 {
+		var err error
+		n, err = ir.r.ReadAt(have, start)
+		if n < len(have) {
+			if err == nil || err == io.EOF {
+				// The image file is shorter than its recorded size.
+				return n, &ShortImageError{Path: ir.path, Offset: start + int64(n), End: end, ImageSize: start + int64(n)}
+			}
+			return n, fmt.Errorf("%s: reading image offset %#x: %w", ir.path, start+int64(n), err)
+		}
+	}
+	if short {
+		return n, &ShortImageError{Path: ir.path, Offset: start + int64(n), End: end, ImageSize: ir.imgSize}
+	}
+	if atEOF {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// rawReader is a raw file's reader; it logs the first short read of its node.
+type rawReader struct {
+	imageRange
+	n *Node
+}
+
+func (rr *rawReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := rr.imageRange.ReadAt(p, off)
+	if err != nil && errors.Is(err, ErrShortImage) {
+		rr.n.logShort(err)
+	}
+	return n, err
+}
+
+func (n *Node) logShort(err error) {
+	if n.shortLogged.CompareAndSwap(false, true) {
+		n.tree.logf("%v", err)
+	}
+}
+
+// streamRange is the stream's bytes: the extent clipped to the declared size
+// (decoding never reads past it, so sector padding missing from a short image
+// does not matter).
+func (n *Node) streamRange() *imageRange {
+	size := n.size
+	if n.hdr.Size > 0 && n.hdr.Size < size {
+		size = n.hdr.Size
+	}
+	return &imageRange{r: n.tree.Image.R, imgSize: n.tree.Image.Size, base: n.off, size: size, path: n.path}
+}
+
+func (n *Node) codecOptions() codec.Options {
+	return codec.Options{MaxOutput: n.tree.opt.MaxDecoded}
+}
+
+// scan runs the codec's size scan once and remembers the clean length and the
+// error; a corrupt stream is logged once.
+func (n *Node) scan() {
+	n.scanOnce.Do(func() {
+		src := n.streamRange()
+		st, err := codec.Scan(src, src.size, n.codecOptions())
+		n.decSize = st.DecodedSize
+		if n.decSize < 0 {
+			n.decSize = 0
+		}
+		if err != nil {
+			n.decErr = &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
+			n.tree.logf("%v", n.decErr)
+		}
+	})
+}
+
+// Open returns a reader for a file. A decoded file whose stream is corrupt
+// fails here (the FUSE layer maps it to EIO). ReadAt on a raw file returns an
+// error (not zeros) for bytes the image does not have.
+func (n *Node) Open() (Reader, error) {
+	switch n.Kind {
+	case Raw:
+		return &rawReader{imageRange: imageRange{r: n.tree.Image.R, imgSize: n.tree.Image.Size, base: n.off, size: n.size, path: n.path}, n: n}, nil
+	case Decoded:
+		if n.staticErr != nil {
+			return nil, n.staticErr
+		}
+		n.scan()
+		if n.decErr != nil {
+			return nil, n.decErr
+		}
+		ix, err := n.index()
+		if err != nil {
+			return nil, err
+		}
+		return &decodedReader{n: n, ix: ix, src: n.streamRange(), cache: n.tree.Cache}, nil
+	}
+	return nil, fmt.Errorf("%s: is a directory", n.path)
+}
+
+// index returns the stream's random-access index, from the bounded LRU or
+// built now (once per node at a time).
+func (n *Node) index() (*codec.Index, error) {
+	if ix := n.tree.indexes.get(n); ix != nil {
+		return ix, nil
+	}
+	n.ixMu.Lock()
+	defer n.ixMu.Unlock()
+	if ix := n.tree.indexes.get(n); ix != nil {
+		return ix, nil
+	}
+	src := n.streamRange()
+	ix, err := codec.NewIndex(src, src.size, n.codecOptions())
+	if err != nil {
+		return nil, &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
+	}
+	if ix.Size() != n.decSize {
+		// The scan and the index disagree: trust neither silently.
+		return nil, &StreamError{Path: n.path, ImageOffset: n.off,
+			Err: fmt.Errorf("index says %d decoded bytes, size scan %d", ix.Size(), n.decSize)}
+	}
+	n.tree.indexes.put(n, ix)
+	return ix, nil
+}
+
+// decodedReader reads a decoded file through its index and the tree's cache
+// of decoded blocks. Safe for concurrent ReadAt.
+type decodedReader struct {
+	n     *Node
+	ix    *codec.Index
+	src   *imageRange
+	cache *cache.Cache
+}
+
+func (dr *decodedReader) Size() int64 { return dr.ix.Size() }
+
+func (dr *decodedReader) block(i int) ([]byte, error) {
+	load := func() ([]byte, error) {
+		var prev []byte
+		if i > 0 && dr.cache != nil {
+			prev, _ = dr.cache.Peek(cache.Key{File: dr.n.Ino, Block: i - 1})
+		}
+		return dr.ix.DecodeBlock(dr.src, i, prev)
+	}
+	if dr.cache == nil {
+		return load()
+	}
+	return dr.cache.Get(cache.Key{File: dr.n.Ino, Block: i}, load)
+}
+
+func (dr *decodedReader) ReadAt(p []byte, off int64) (int, error) {
+	size := dr.ix.Size()
+	if off < 0 {
+		return 0, fmt.Errorf("%s: negative offset %d", dr.n.path, off)
+	}
+	done := 0
+	for done < len(p) {
+		if off >= size {
+			return done, io.EOF
+		}
+		i := dr.ix.BlockAt(off)
+		boff, bn := dr.ix.Block(i)
+		b, err := dr.block(i)
+		if err != nil {
+			se := &StreamError{Path: dr.n.path, ImageOffset: dr.n.off, Err: err}
+			if errors.Is(err, ErrShortImage) {
+				dr.n.logShort(se)
+			}
+			return done, se
+		}
+		if len(b) != bn || off < boff || off-boff >= int64(len(b)) {
+			return done, &StreamError{Path: dr.n.path, ImageOffset: dr.n.off,
+				Err: fmt.Errorf("decoded block %d has %d bytes at output offset %d, index says %d at %d (read at %d)", i, len(b), boff, bn, boff, off)}
+		}
+		c := copy(p[done:], b[off-boff:])
+		done += c
+		off += int64(c)
+	}
+	return done, nil
+}

@@ -1,0 +1,186 @@
+// Package testdisc writes a small, hand-made disc image for the tree's tests:
+// a MISC.WAD container holding raw extents, WAD streams (one encoded, one
+// tiny hand-made, one that breaks the two-literals rule) and an unused slot; a
+// table-less MPEG1.WAD; a BROKEN.WAD whose table reads in no consistent way;
+// and a plain tail file. It records what every file of the tree must read as.
+// Test-only: nothing in gcfs itself imports it.
+package testdisc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gcfs/codec"
+	"gcfs/discimg/isowriter"
+)
+
+const sector = 2048
+
+// Disc is a written image and what its tree must show.
+type Disc struct {
+	Path string
+	Size int64
+	// Files: every file of the tree that reads whole, by tree path.
+	Files map[string][]byte
+	// Corrupt: decoded files whose stream breaks a rule, and the length that
+	// decodes cleanly.
+	Corrupt map[string]int64
+	// Dirs: every directory of the tree, by path ("" is the root).
+	Dirs []string
+	// Sample is the decoded content of G/MISC.WAD/irx.
+	Sample []byte
+	// MiscSkipped is the number of MISC table entries left out (unused slots).
+	MiscSkipped int
+}
+
+// Hand-made streams (after a 16-byte header whose size field is right).
+var (
+	// "abcd", then a short match of 8 bytes at distance 1: "abcdddddddd".
+	tinyPackets = []byte{0x01, 'a', 'b', 'c', 'd', 0xC0, 0x00}
+	tinyOutput  = []byte("abcdddddddd")
+	// Two literal packets in a row: corrupt after "abcd".
+	badPackets = []byte{0x01, 'a', 'b', 'c', 'd', 0x01, 'e', 'f', 'g', 'h'}
+)
+
+func stream(tag string, packets []byte) []byte {
+	s := make([]byte, 16, 16+len(packets))
+	copy(s, "WAD")
+	binary.LittleEndian.PutUint32(s[3:], uint32(16+len(packets)))
+	copy(s[7:], tag)
+	return append(s, packets...)
+}
+
+func pad(b []byte) []byte {
+	if r := len(b) % sector; r != 0 {
+		b = append(b, make([]byte, sector-r)...)
+	}
+	return b
+}
+
+// misc builds a MISC.WAD (0x40 header: 7 pairs {sector, bytes}) and the tree
+// files it shows.
+func misc(sample []byte) (wad []byte, files map[string][]byte, corrupt map[string]int64, skipped int) {
+	debugFont := bytes.Repeat([]byte("FONT"), 750) // 3000 bytes
+	irx := codec.Encode(sample, codec.EncodeOptions{Tag: "irx"})
+	saveGame := []byte("save game block\n")
+	frontbin := stream("frontbin", badPackets)
+	frontbinNet := stream("frontnet", tinyPackets)
+	exit := bytes.Repeat([]byte{0xA5, 0x5A}, 50)
+	parts := []struct {
+		name string
+		data []byte
+	}{
+		{"debug_font", debugFont}, {"irx", irx}, {"save_game", saveGame},
+		{"frontbin", frontbin}, {"frontbin_net", frontbinNet}, {"frontend", nil}, {"exit", exit},
+	}
+	wad = make([]byte, sector) // header sector
+	binary.LittleEndian.PutUint32(wad[0:], 0x40)
+	files = map[string][]byte{}
+	corrupt = map[string]int64{}
+	for i, p := range parts {
+		if len(p.data) == 0 {
+			skipped++
+			continue
+		}
+		sec := len(wad) / sector
+		binary.LittleEndian.PutUint32(wad[8+8*i:], uint32(sec))
+		binary.LittleEndian.PutUint32(wad[12+8*i:], uint32(len(p.data)))
+		wad = pad(append(wad, p.data...))
+	}
+	base := "G/MISC.WAD/"
+	files[base+"debug_font"] = debugFont
+	files[base+"irx"] = sample
+	files[base+"irx.wad"] = irx
+	files[base+"save_game"] = saveGame
+	files[base+"frontbin.wad"] = frontbin
+	corrupt[base+"frontbin"] = 4 // "abcd" decodes before the second literal
+	files[base+"frontbin_net"] = tinyOutput
+	files[base+"frontbin_net.wad"] = frontbinNet
+	files[base+"exit"] = exit
+	return wad, files, corrupt, skipped
+}
+
+// Options vary the image.
+type Options struct {
+	SampleSize int   // decoded size of irx (default 300,000)
+	Seed       int64 // sample content
+}
+
+// Write writes the image as dir/test.iso.
+func Write(dir string, opt Options) (*Disc, error) {
+	if opt.SampleSize <= 0 {
+		opt.SampleSize = 300000
+	}
+	sample := codec.SampleData(opt.Seed+1, opt.SampleSize)
+	wad, mfiles, corrupt, skipped := misc(sample)
+	systemCnf := []byte("BOOT2 = cdrom0:\\SCUS_972.68;1\r\nVER = 1.01\r\nVMODE = NTSC\r\n")
+	mpeg1 := make([]byte, 10000)
+	binary.LittleEndian.PutUint32(mpeg1, 7864320)
+	for i := 4; i < len(mpeg1); i++ {
+		mpeg1[i] = byte(i * 7)
+	}
+	broken := make([]byte, 8*sector)
+	binary.LittleEndian.PutUint32(broken[0:], 0x40)
+	for i, v := range []uint32{1, 3000, 2, 3000} {
+		binary.LittleEndian.PutUint32(broken[8+4*i:], v)
+	}
+	tail := bytes.Repeat([]byte("TAIL"), 3*sector/4+100)
+	files := []isowriter.File{
+		{Path: "SYSTEM.CNF", Size: int64(len(systemCnf)), Chunks: []isowriter.Chunk{{Data: systemCnf}}},
+		{Path: "G/BROKEN.WAD", Size: int64(len(broken)), Chunks: []isowriter.Chunk{{Data: broken}}},
+		{Path: "G/MPEG1.WAD", Size: int64(len(mpeg1)), Chunks: []isowriter.Chunk{{Data: mpeg1}}},
+		{Path: "G/MISC.WAD", Size: int64(len(wad)), Chunks: []isowriter.Chunk{{Data: wad}}},
+		{Path: "ZTAIL.DUP", Size: int64(len(tail)), Chunks: []isowriter.Chunk{{Data: tail}}},
+	}
+	path := filepath.Join(dir, "test.iso")
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	size, err := isowriter.Write(f, files, isowriter.Options{VolumeID: "GCFSTEST", SystemID: "PLAYSTATION"})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("testdisc: %w", err)
+	}
+	d := &Disc{Path: path, Size: size, Files: mfiles, Corrupt: corrupt, Sample: sample, MiscSkipped: skipped,
+		Dirs: []string{"", "G", "G/MISC.WAD"}}
+	d.Files["SYSTEM.CNF"] = systemCnf
+	d.Files["G/MPEG1.WAD"] = mpeg1
+	d.Files["G/BROKEN.WAD"] = broken
+	d.Files["ZTAIL.DUP"] = tail
+	return d, nil
+}
+
+// PatchName rewrites the identifier of the directory record recorded as old
+// (without ";1") to new, in place in the image file: a hostile image with
+// names such as "..", "a/b" or ones holding NUL. new may be shorter than old
+// (the identifier length byte is rewritten; the record keeps its length).
+func PatchName(path, old, new string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if len(new) > len(old)+2 || len(new) == 0 {
+		return fmt.Errorf("testdisc: new name %q longer than %q;1", new, old)
+	}
+	rec := []byte(old + ";1")
+	found := 0
+	for i := 33; i+len(rec) <= len(b); i++ {
+		if b[i-1] != byte(len(rec)) || !bytes.Equal(b[i:i+len(rec)], rec) {
+			continue
+		}
+		b[i-1] = byte(len(new))
+		copy(b[i:i+len(rec)], make([]byte, len(rec)))
+		copy(b[i:], new)
+		found++
+	}
+	if found == 0 {
+		return fmt.Errorf("testdisc: no directory record named %q", old)
+	}
+	return os.WriteFile(path, b, 0o644)
+}

@@ -1,0 +1,86 @@
+package fsnode
+
+import (
+	"strconv"
+	"strings"
+
+	"gcfs/codec"
+	"gcfs/discimg"
+)
+
+// XattrPrefix starts every extended attribute name of the tree.
+const XattrPrefix = "user.gcfs."
+
+// Xattrs lists the node's extended attributes, including user.gcfs.error when
+// the file cannot be read whole. Values are decimal strings for numbers.
+// For a decoded file this runs the size scan (to know whether it is corrupt).
+func (n *Node) Xattrs() []Attr {
+	var a []Attr
+	add := func(name, value string) { a = append(a, Attr{XattrPrefix + name, value}) }
+	num := func(name string, v int64) { add(name, strconv.FormatInt(v, 10)) }
+	if n.hasRange {
+		num("offset", n.off)
+		num("lba", n.off/discimg.SectorSize)
+		num("disc_size", n.size)
+	}
+	switch n.Kind {
+	case Decoded:
+		add("wad_tag", n.hdr.Tag)
+		num("compressed_size", n.hdr.Size)
+	case Dir:
+		if c := n.cont; c != nil {
+			if c.Level != nil {
+				num("level_id", int64(c.Level.ID))
+				name := c.Level.Name
+				if name == "" {
+					name = discimg.LevelName(c.Level.ID)
+				}
+				add("level_name", name)
+				num("reverb", int64(c.Level.Reverb))
+			}
+			add("family", c.Family)
+			add("table", string(c.Reading))
+			num("skipped", int64(c.Skipped))
+		}
+	}
+	if n.Kind != Dir {
+		if err := n.Err(); err != nil {
+			add("error", oneLine(err.Error()))
+		}
+	}
+	return a
+}
+
+// Xattr returns one attribute's value by full name.
+func (n *Node) Xattr(name string) (string, bool) {
+	for _, a := range n.Xattrs() {
+		if a.Name == name {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// Container is the table of a container directory, or nil.
+func (n *Node) Container() *discimg.Container { return n.cont }
+
+// TableError says why a G/*.WAD stayed a plain file (its table could not be
+// read), or nil.
+func (n *Node) TableError() error { return n.tableErr }
+
+// Extent is the container table entry behind a file inside a container, or nil.
+func (n *Node) Extent() *discimg.Extent { return n.extent }
+
+// StreamHeader is a decoded file's WAD header (zero for other nodes).
+func (n *Node) StreamHeader() codec.Header { return n.hdr }
+
+// ImageRange returns the image byte offset and length of the node's bytes on
+// disc: a raw file's bytes, a decoded file's stream extent, an ISO directory's
+// or container's extent. ok is false for nodes without one (the root's
+// groups). A raw reader may splice [off, off+size) straight from the image
+// when Err() is nil.
+func (n *Node) ImageRange() (off, size int64, ok bool) {
+	return n.off, n.size, n.hasRange
+}
