@@ -351,11 +351,30 @@ func sha1File(path string) (string, int64, error) {
 	}
 	defer f.Close()
 	h := sha1.New()
-	n, err := io.CopyBuffer(h, f, make([]byte, 1<<20))
+	n, err := readAll(f, h, make([]byte, 1<<20))
 	if err != nil {
 		return "", n, err
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// readAll reads r to its end in len(buf) reads (io.Copy would pick a 32 KiB
+// buffer through *os.File's WriteTo), writing to w when not nil.
+func readAll(r io.Reader, w io.Writer, buf []byte) (int64, error) {
+	var total int64
+	for {
+		n, err := r.Read(buf)
+		total += int64(n)
+		if w != nil && n > 0 {
+			w.Write(buf[:n])
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // dropCaches empties the kernel's page cache (root only); false when it

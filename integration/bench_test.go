@@ -1,0 +1,355 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"sort"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+)
+
+// benchLayout is the disc the benchmarks use: retail (large files, the
+// whole tree) unless -short.
+func benchLayout() string {
+	if testing.Short() {
+		return "small"
+	}
+	return "retail"
+}
+
+// minimalFile is the benchmark's baseline: one file served by splicing from
+// the image's descriptor, with nothing else in the way.
+type minimalFile struct {
+	fs.Inode
+	fd        uintptr
+	off, size int64
+}
+
+func (f *minimalFile) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	out.Mode = fuse.S_IFREG | 0o444
+	out.Size = uint64(f.size)
+	return 0
+}
+
+func (f *minimalFile) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	return nil, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+func (f *minimalFile) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	n := min(int64(len(dest)), f.size-off)
+	if n <= 0 {
+		return fuse.ReadResultData(nil), 0
+	}
+	return fuse.ReadResultFd(f.fd, f.off+off, int(n)), 0
+}
+
+// mountMinimal serves image bytes [off, off+size) as MNT/data in this process.
+func mountMinimal(b *testing.B, image string, off, size int64) string {
+	img, err := os.Open(image)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mnt, _ := os.MkdirTemp(workDir, "mnt-minimal-")
+	root := &fs.Inode{}
+	file := &minimalFile{fd: img.Fd(), off: off, size: size}
+	long := time.Hour
+	opts := &fs.Options{
+		EntryTimeout: &long, AttrTimeout: &long, NegativeTimeout: &long,
+		MountOptions: fuse.MountOptions{
+			FsName: "minimal", Name: "gcfsbench", Options: []string{"ro"},
+			MaxWrite: 1 << 20, MaxReadAhead: 1 << 20, MaxBackground: 64,
+		},
+		OnAdd: func(ctx context.Context) {
+			root.AddChild("data", root.NewPersistentInode(ctx, file, fs.StableAttr{Mode: fuse.S_IFREG}), false)
+		},
+	}
+	srv, err := fs.Mount(mnt, root, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := srv.Unmount(); err != nil {
+			syscall.Unmount(mnt, syscall.MNT_DETACH)
+		}
+		img.Close()
+	})
+	return mnt + "/data"
+}
+
+// readSpan reads n bytes from path at off in 1 MiB reads and returns MB/s.
+func readSpan(b *testing.B, path string, off, n int64) float64 {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	start := time.Now()
+	var got int64
+	for got < n {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), n-got)], off+got)
+		got += int64(k)
+		if err != nil {
+			b.Fatalf("%s at %d: %v", path, off+got, err)
+		}
+	}
+	return float64(n) / 1e6 / time.Since(start).Seconds()
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func reportRSS(b *testing.B, m *mounted, name string) {
+	if m == nil || m.pid == 0 {
+		return
+	}
+	if kb, err := procStatusKB(m.pid, "VmHWM"); err == nil {
+		b.ReportMetric(float64(kb)/1024, name+"-peakRSS-MiB")
+	}
+}
+
+// BenchmarkRawSequential reads the largest raw file of the disc through gcfs,
+// through the minimal splicing server, and straight from the image, cold
+// (page cache dropped) and warm, in one run so the ratios compare like with
+// like.
+func BenchmarkRawSequential(b *testing.B) {
+	d := getDisc(b, benchLayout())
+	var big lsEntry
+	for _, e := range d.entries {
+		if e.Type == "file" && e.Error == "" && e.Size > big.Size {
+			big = e
+		}
+	}
+	if big.Size == 0 {
+		b.Fatal("no raw file")
+	}
+	n := min(big.Size, 512<<20)
+	m := testMount(b, d.path)
+	off := xattrIntB(b, m.path(big.Path), "user.gcfs.offset")
+	minimal := mountMinimal(b, d.path, off, big.Size)
+	b.Logf("%s: %d bytes, reading %d", big.Path, big.Size, n)
+	canDrop := dropCaches()
+	if !canDrop {
+		b.Log("cannot drop caches (not root): cold figures skipped")
+	}
+	type variant struct {
+		name string
+		path string
+		off  int64
+	}
+	vs := []variant{{"direct", d.path, off}, {"minimal", minimal, 0}, {"gcfs", m.path(big.Path), 0}}
+	res := map[string][]float64{}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, v := range vs {
+			if canDrop {
+				dropCaches()
+				res[v.name+"-cold"] = append(res[v.name+"-cold"], readSpan(b, v.path, v.off, n))
+			}
+			readSpan(b, v.path, v.off, n) // warm up
+			res[v.name+"-warm"] = append(res[v.name+"-warm"], readSpan(b, v.path, v.off, n))
+		}
+	}
+	b.StopTimer()
+	for k, v := range res {
+		b.ReportMetric(median(v), k+"-MB/s")
+	}
+	for _, t := range []string{"cold", "warm"} {
+		if g, mn := res["gcfs-"+t], res["minimal-"+t]; len(g) > 0 {
+			b.ReportMetric(median(g)/median(mn), "gcfs/minimal-"+t)
+			b.ReportMetric(median(g)/median(res["direct-"+t]), "gcfs/direct-"+t)
+		}
+	}
+	reportRSS(b, m, "gcfs")
+}
+
+func xattrIntB(b *testing.B, path, name string) int64 {
+	buf := make([]byte, 64)
+	n, err := unix.Getxattr(path, name, buf)
+	if err != nil {
+		b.Fatalf("getxattr %s %s: %v", path, name, err)
+	}
+	var v int64
+	if _, err := fmt.Sscan(string(buf[:n]), &v); err != nil {
+		b.Fatalf("%s %s = %q", path, name, buf[:n])
+	}
+	return v
+}
+
+// BenchmarkDecodedSequential reads every decoded file (up to 512 MiB of
+// output): cold (fresh mount, empty block cache, no page cache), block-cache
+// warm (page cache dropped, blocks still cached), and page-cache warm.
+func BenchmarkDecodedSequential(b *testing.B) {
+	d := getDisc(b, benchLayout())
+	var files []lsEntry
+	var total int64
+	for _, e := range d.decodedFiles() {
+		if total+e.Size > 512<<20 {
+			break
+		}
+		files = append(files, e)
+		total += e.Size
+	}
+	canDrop := dropCaches()
+	readAllFiles := func(m *mounted) float64 {
+		buf := make([]byte, 1<<20)
+		start := time.Now()
+		for _, e := range files {
+			f, err := os.Open(m.path(e.Path))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if n, err := readAll(f, nil, buf); err != nil || n != e.Size {
+				b.Fatalf("%s: %d bytes, %v", e.Path, n, err)
+			}
+			f.Close()
+		}
+		return float64(total) / 1e6 / time.Since(start).Seconds()
+	}
+	res := map[string][]float64{}
+	var last *mounted
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		m := testMount(b, d.path, "--cache-size", "1GiB")
+		if canDrop {
+			dropCaches()
+		}
+		b.StartTimer()
+		res["cold"] = append(res["cold"], readAllFiles(m))
+		if canDrop {
+			dropCaches()
+			res["blockcache-warm"] = append(res["blockcache-warm"], readAllFiles(m))
+		}
+		res["pagecache-warm"] = append(res["pagecache-warm"], readAllFiles(m))
+		b.StopTimer()
+		reportRSS(b, m, "gcfs")
+		if last != nil {
+			last.unmount(b)
+		}
+		last = m
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.Logf("%d decoded files, %d bytes", len(files), total)
+	for k, v := range res {
+		b.ReportMetric(median(v), k+"-MB/s")
+	}
+}
+
+// BenchmarkDecodedRandom4K: cold random 4 KiB preads into decoded files on
+// a fresh mount; median and p99 latency.
+func BenchmarkDecodedRandom4K(b *testing.B) {
+	d := getDisc(b, benchLayout())
+	var files []lsEntry
+	for _, e := range d.decodedFiles() {
+		if e.Size >= 64<<10 {
+			files = append(files, e)
+		}
+	}
+	if len(files) == 0 {
+		b.Fatal("no decoded files of 64 KiB or more")
+	}
+	var lat []time.Duration
+	var m *mounted
+	rng := rand.New(rand.NewSource(1))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if m != nil {
+			m.unmount(b)
+		}
+		m = testMount(b, d.path)
+		dropCaches()
+		handles := make([]*os.File, len(files))
+		for j, e := range files {
+			f, err := os.Open(m.path(e.Path))
+			if err != nil {
+				b.Fatal(err)
+			}
+			handles[j] = f
+			// The first open runs the size scan; keep it out of the timing.
+		}
+		b.StartTimer()
+		buf := make([]byte, 4096)
+		for k := 0; k < 500; k++ {
+			j := rng.Intn(len(files))
+			off := rng.Int63n(files[j].Size-4096) &^ 4095
+			t0 := time.Now()
+			if _, err := handles[j].ReadAt(buf, off); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		b.StopTimer()
+		for _, f := range handles {
+			f.Close()
+		}
+		b.StartTimer()
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "median-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	reportRSS(b, m, "gcfs")
+}
+
+// BenchmarkFindStat: `find MOUNT -type f | xargs stat` over the whole tree of
+// a fresh mount (every decoded size comes from a size scan).
+func BenchmarkFindStat(b *testing.B) {
+	d := getDisc(b, benchLayout())
+	var ms []float64
+	var m *mounted
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if m != nil {
+			m.unmount(b)
+		}
+		m = testMount(b, d.path)
+		dropCaches()
+		b.StartTimer()
+		t0 := time.Now()
+		out, err := exec.Command("sh", "-c", "find \"$1\" -type f -print0 | xargs -0 stat >/dev/null", "sh", m.dir).CombinedOutput()
+		if err != nil {
+			b.Fatalf("%v %s", err, out)
+		}
+		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+	}
+	b.StopTimer()
+	b.ReportMetric(median(ms), "findstat-ms")
+	b.ReportMetric(float64(len(d.entries)), "entries")
+	reportRSS(b, m, "gcfs")
+}
+
+// BenchmarkMountReady: from `gcfs mount` starting to its return with the
+// mount ready.
+func BenchmarkMountReady(b *testing.B) {
+	d := getDisc(b, benchLayout())
+	var ms []float64
+	var m *mounted
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if m != nil {
+			m.unmount(b)
+		}
+		dropCaches()
+		b.StartTimer()
+		t0 := time.Now()
+		m = testMount(b, d.path)
+		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+	}
+	b.StopTimer()
+	b.ReportMetric(median(ms), "ready-ms")
+	reportRSS(b, m, "gcfs")
+}
