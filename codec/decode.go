@@ -150,6 +150,9 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 				err = corrupt(d.inBase+int64(start), RuleOutputLimit)
 				break
 			}
+			if cap(out)-len(out) < n {
+				out = grow(out, outSlack, maxLen)
+			}
 			out = append(out, in[pos:pos+n]...)
 			pos += n
 			state = stLiteral
@@ -247,7 +250,7 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 				minRef = ref
 			}
 			if cap(out)-o < outSlack {
-				out = grow(out, outSlack)
+				out = grow(out, outSlack, maxLen)
 			}
 			out = out[:o+length]
 			if dist >= length {
@@ -284,11 +287,15 @@ done:
 	return err
 }
 
-// grow returns out with room for at least extra more bytes, doubling.
-func grow(out []byte, extra int) []byte {
+// grow returns out with room for at least extra more bytes, doubling, but
+// never (much) past limit, the most out may hold.
+func grow(out []byte, extra int, limit int64) []byte {
 	n := 2*cap(out) + extra
 	if n < 4096 {
 		n = 4096
+	}
+	if limit < int64(n-extra) { // (limit may be MaxInt64: no sums with it)
+		n = int(max(limit, int64(len(out)))) + extra
 	}
 	nb := make([]byte, len(out), n)
 	copy(nb, out)
