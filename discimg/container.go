@@ -131,13 +131,33 @@ var families = map[int64]family{
 // ReadContainer reads the table of a container of size bytes whose bytes are r
 // (offset 0 = container's first byte). name is the file name ("LEVEL21.WAD"),
 // used for messages. An error means the file stays plain; it is a
-// *ContainerError whose offsets are relative to the container.
+// *ContainerError whose offsets are relative to the container (the caller adds
+// the container's image offset), wrapping ErrNotContainer for a file with no
+// known header size, ErrNoReading (an ErrFormat) for a table that reads in no
+// consistent way, ErrFormat for a header past the end, or the reader's error.
 //
-// The family comes from the header size. LEVEL's typed header is read as is;
-// every other table is read by measurement (DISC-FACTS "G/*.WAD containers"):
-// as pairs with byte sizes, as pairs with sector sizes and as a flat list of
-// start sectors, and the consistent reading touching the most sectors wins
-// (ties in that order of preference).
+// The family comes from the header size. LEVEL's typed header is read as is.
+// Every other table is read by measurement (DISC-FACTS "G/*.WAD containers"),
+// as pairs with byte sizes, as pairs with sector sizes (both only when the
+// table is a whole number of pairs) and as a flat list of start sectors:
+//   - zero-size entries (zero starts) are unused; an entry is shown when it
+//     starts at or after the header's end and ends inside the file, or at most
+//     2,047 bytes past it (then clamped); one past the file is a sentinel;
+//   - a start runs to the next different start inside the file in table
+//     order (the last to the file's end); equal starts are one extent, shown
+//     under each index; a start whose next start lies before it is invalid;
+//   - a reading is consistent when its shown extents do not overlap (identical
+//     extents are one), when, if it is a start list, at most 5% of its
+//     non-zero values are not valid starts (sentinels after its last start in
+//     the file, the trailing sentinels the notes report, are not counted), and
+//     when it shows something, unless the container has no sector after its
+//     header (the retail SCENE21.WAD is such a header alone);
+//   - the consistent reading touching the most sectors wins, ties going to
+//     pairs-bytes, then pairs-sectors, then the start list.
+//
+// Names: MISC, ARMOR and MPEG pair readings use SPEC's names (numeric past
+// them), a SCENE<n> start list "sceneGG/EE" (83 per group), everything else
+// the table index zero-padded to the widest index, at least 3 digits.
 func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
 	fail := func(off int64, err error, format string, args ...any) (*Container, error) {
 		return nil, &ContainerError{Container: name, Offset: off, Reason: fmt.Sprintf(format, args...), Err: err}
@@ -178,7 +198,7 @@ func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
 	}
 	best := -1
 	for i := range cands {
-		cands[i].evaluate()
+		cands[i].evaluate(roomy(hs, size))
 		c.Candidates = append(c.Candidates, cands[i].Candidate)
 		if cands[i].Consistent && (best < 0 || cands[i].Coverage > cands[best].Coverage) {
 			best = i
@@ -224,6 +244,11 @@ func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
 	return c, nil
 }
 
+// roomy says a container of size bytes has a sector after its hs-byte header.
+func roomy(hs, size int64) bool {
+	return size > (hs+SectorSize-1)/SectorSize*SectorSize
+}
+
 // readFullAt fills buf from r at off; a short read is io.ErrUnexpectedEOF.
 func readFullAt(r io.ReaderAt, buf []byte, off int64) error {
 	n, err := r.ReadAt(buf, off)
@@ -258,6 +283,10 @@ type reading struct {
 	slots []slot
 	// startList: the share of non-zero values that are not valid starts is bounded.
 	startList bool
+	// trailing counts the start list's sentinels that come after its last
+	// start inside the file (in table order): the trailing sentinels the notes
+	// report, which say nothing against the reading.
+	trailing int
 }
 
 // classify decides a pair entry's fate: unused, inside the header, past the
@@ -305,6 +334,9 @@ func readStarts(table []byte, hs, size int64) reading {
 			continue
 		case off >= size:
 			k.slots[i] = slot{state: slotSentinel}
+			if nextOff < 0 {
+				k.trailing++
+			}
 			continue
 		}
 		end := nextEnd // no start to the right (size), or an equal one (its end)
@@ -324,8 +356,9 @@ func readStarts(table []byte, hs, size int64) reading {
 
 // evaluate counts the reading's entries, checks that its valid extents do not
 // overlap (identical extents are one extent named twice) and measures the
-// sectors they touch.
-func (k *reading) evaluate() {
+// sectors they touch. roomy says the container has at least one sector after
+// its header, so that a table can point inside it.
+func (k *reading) evaluate(roomy bool) {
 	shown := make([]slot, 0, len(k.slots))
 	for _, s := range k.slots {
 		switch s.state {
@@ -345,9 +378,11 @@ func (k *reading) evaluate() {
 	})
 	shown = slices.CompactFunc(shown, func(a, b slot) bool { return a.off == b.off && a.end == b.end })
 	k.Consistent = true
-	if k.Valid == 0 && k.Entries > k.Unused {
-		// Every non-zero entry falls outside the container: the reading
-		// explains nothing. (An all-zero table reads as an empty one.)
+	if k.Valid == 0 && k.Entries > k.Unused && roomy {
+		// Every non-zero entry falls outside a container that has room for
+		// extents: the reading explains nothing. (An all-zero table reads as
+		// an empty one, and so does any table of a header-only container such
+		// as the retail SCENE21.WAD, whose one value is a sentinel.)
 		k.Consistent = false
 		k.Reason = "no entry lies inside the container"
 	}
@@ -366,7 +401,7 @@ func (k *reading) evaluate() {
 	}
 	if k.Consistent && k.startList {
 		nonZero := k.Entries - k.Unused
-		bad := k.Sentinels + k.Invalid
+		bad := k.Sentinels - k.trailing + k.Invalid
 		if bad*20 > nonZero {
 			k.Consistent = false
 			k.Reason = fmt.Sprintf("%d of %d non-zero values are not valid starts (more than 5%%)", bad, nonZero)

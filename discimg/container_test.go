@@ -469,3 +469,41 @@ func BenchmarkReadContainerAudio(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*1534/b.Elapsed().Seconds(), "entries/s")
 }
+
+// The retail SCENE21.WAD is its 4,988-byte header alone: with one sentinel and
+// zeros it reads as an empty start list, not as an error.
+func TestHeaderOnlyScene(t *testing.T) {
+	c := mustRead(t, "SCENE21.WAD", header(0x137c, []uint32{7}), 4988)
+	if c.Reading != ReadingStartList || len(c.Extents) != 0 || c.Sentinels != 1 || c.Unused != 1244 || c.Coverage != 0 {
+		t.Fatalf("reading %s, %d extents, %d sentinels, %d unused, coverage %d", c.Reading, len(c.Extents), c.Sentinels, c.Unused, c.Coverage)
+	}
+	// The same table in a container with room for extents explains nothing.
+	if _, err := ReadContainer("SCENE9.WAD", sparseContainer{header(0x137c, []uint32{1 << 30}), 1 << 20}, 1<<20); !errors.Is(err, ErrNoReading) {
+		t.Fatalf("sentinel-only start list with room: %v", err)
+	}
+}
+
+// Sentinels after the last start do not count against a start list; the same
+// number scattered among the starts does.
+func TestStartListTrailingSentinels(t *testing.T) {
+	var starts []uint32
+	for i := range 40 {
+		starts = append(starts, uint32(3+2*i))
+	}
+	size := int64(3+2*40) * SectorSize
+	trailing := append(append([]uint32{}, starts...), 5000, 6000, 7000, 8000, 9000)
+	c := mustRead(t, "SCENE1.WAD", header(0x137c, trailing), size)
+	if c.Reading != ReadingStartList || len(c.Extents) != 40 || c.Sentinels != 5 {
+		t.Fatalf("trailing: reading %s, %d extents, %d sentinels", c.Reading, len(c.Extents), c.Sentinels)
+	}
+	var scattered []uint32
+	for i, s := range starts {
+		scattered = append(scattered, s)
+		if i%8 == 0 {
+			scattered = append(scattered, 5000+uint32(i))
+		}
+	}
+	if _, err := ReadContainer("SCENE1.WAD", sparseContainer{header(0x137c, scattered), size}, size); !errors.Is(err, ErrNoReading) {
+		t.Fatalf("scattered sentinels: %v", err)
+	}
+}
