@@ -1,7 +1,6 @@
 package discimg
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -131,6 +130,15 @@ func both16(b []byte) (uint16, bool) {
 func both32(b []byte) (uint32, bool) {
 	le, be := binary.LittleEndian.Uint32(b), binary.BigEndian.Uint32(b[4:])
 	return le, le == be
+}
+
+func firstNonZero(b []byte) int {
+	for i, c := range b {
+		if c != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // readFull reads len(buf) bytes at off; a short read is an error.
@@ -279,7 +287,7 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 			off := secOff + int64(pos)
 			if b[pos] == 0 {
 				// Zero padding to the sector's end; anything after it would be damage.
-				if i := bytes.IndexFunc(b[pos:], func(r rune) bool { return r != 0 }); i >= 0 {
+				if i := firstNonZero(b[pos:]); i >= 0 {
 					im.Problems = append(im.Problems, &FormatError{What: what, Offset: off + int64(i), Reason: "non-zero bytes after the sector's zero padding ignored"})
 				}
 				break
