@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math/rand/v2"
 	"sort"
 
@@ -69,18 +70,6 @@ func (f *sparseFile) hashRange(off, n int64) string {
 	}
 	writeZeros(h, end-pos)
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// readRange returns a copy of bytes [off, off+n) of f (tests and small reads).
-func (f *sparseFile) readRange(off, n int64) []byte {
-	out := make([]byte, n)
-	for _, c := range f.chunks {
-		lo, hi := max(off, c.Off), min(off+n, c.Off+int64(len(c.Data)))
-		if lo < hi {
-			copy(out[lo-off:hi-off], c.Data[lo-c.Off:hi-c.Off])
-		}
-	}
-	return out
 }
 
 func writeZeros(h interface{ Write([]byte) (int, error) }, n int64) {
@@ -222,4 +211,26 @@ func rawContent(f *sparseFile, off, n int64, label string, index int, style rawS
 		}
 		f.put(off+n-64, tail)
 	}
+}
+
+// ReadAt reads f's bytes as the image holds them (tests, and table checks).
+func (f *sparseFile) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off >= f.size {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), f.size-off)
+	clear(p[:n])
+	i := sort.Search(len(f.chunks), func(i int) bool {
+		c := f.chunks[i]
+		return c.Off+int64(len(c.Data)) > off
+	})
+	for ; i < len(f.chunks) && f.chunks[i].Off < off+n; i++ {
+		c := f.chunks[i]
+		lo, hi := max(off, c.Off), min(off+n, c.Off+int64(len(c.Data)))
+		copy(p[lo-off:hi-off], c.Data[lo-c.Off:hi-c.Off])
+	}
+	if n < int64(len(p)) {
+		return int(n), io.EOF
+	}
+	return int(n), nil
 }

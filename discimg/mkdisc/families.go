@@ -155,6 +155,13 @@ var (
 				last = i
 			}
 		}
+		if last >= 0 && nonZero(v) < 40 {
+			// the one sentinel must stay under 5% of the non-zero values
+			for i := last + 1; i < len(v) && nonZero(v) < 40; i++ {
+				v[i] = d
+				last = i
+			}
+		}
 		v[last+1] = -2 // the sentinel, after every real start
 		return v
 	}}
@@ -213,4 +220,14 @@ func familyOf(path string) (pf *pairFamily, sf *startFamily, level bool) {
 		return nil, nil, true
 	}
 	return nil, nil, false
+}
+
+func nonZero(v []int) int {
+	n := 0
+	for _, x := range v {
+		if x != -1 {
+			n++
+		}
+	}
+	return n
 }

@@ -350,6 +350,8 @@ func (g *gen) buildStartList(sf *startFamily, inv invFile) (*genFile, error) {
 	info.Shown = len(f.entries)
 	f.content.put(0, hdr)
 	f.header = hdr
+	// A header-only SCENE<n> (retail SCENE21, 24, 25: zeros and one
+	// sentinel) is an empty directory: discimg reads it as an empty table.
 	f.info = info
 	return f, f.content.finish(inv.Path)
 }

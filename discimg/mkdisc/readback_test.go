@@ -1,0 +1,157 @@
+package mkdisc
+
+import (
+	"bytes"
+	"errors"
+	"path"
+	"sync"
+	"testing"
+
+	"gcfs/codec"
+	"gcfs/discimg"
+)
+
+var (
+	buildOnce  sync.Map // Layout -> *builtLayout
+	buildMutex sync.Mutex
+)
+
+type builtLayout struct {
+	files []*genFile
+	err   error
+}
+
+// built builds a layout in memory once per test binary (no image is written).
+func built(t *testing.T, l Layout) []*genFile {
+	t.Helper()
+	buildMutex.Lock()
+	defer buildMutex.Unlock()
+	if v, ok := buildOnce.Load(l); ok {
+		b := v.(*builtLayout)
+		if b.err != nil {
+			t.Fatal(b.err)
+		}
+		return b.files
+	}
+	files, _, err := build(l, 1)
+	buildOnce.Store(l, &builtLayout{files, err})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestContainersReadBack reads every generated G/ container's header with
+// discimg.ReadContainer and checks that the measurement picks the reading the
+// table was written in, and shows exactly the extents the manifest names.
+func TestContainersReadBack(t *testing.T) {
+	for _, l := range []Layout{Small, Retail} {
+		t.Run(string(l), func(t *testing.T) {
+			readings := map[string]int{}
+			for _, f := range built(t, l) {
+				if !isG(f.path) {
+					continue
+				}
+				c, err := discimg.ReadContainer(path.Base(f.path), f.content, f.content.size)
+				if f.info == nil {
+					if err == nil {
+						t.Errorf("%s: generated as a plain file, but ReadContainer reads it (%s, %d extents)", f.path, c.Reading, len(c.Extents))
+					} else if f.header != nil && !errors.Is(err, discimg.ErrNoReading) {
+						t.Errorf("%s: want ErrNoReading, got %v", f.path, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s: %v", f.path, err)
+					continue
+				}
+				readings[string(c.Reading)]++
+				if string(c.Reading) != f.info.Reading || c.Family != f.info.Family {
+					t.Errorf("%s: read as %s %s, generated as %s %s (candidates %+v)", f.path, c.Family, c.Reading, f.info.Family, f.info.Reading, c.Candidates)
+					continue
+				}
+				if c.Sentinels != f.info.Sentinels || c.Unused != f.info.Unused || c.Skipped != f.info.Sentinels+f.info.Unused {
+					t.Errorf("%s: read %d sentinels, %d unused, %d skipped; generated %d sentinels, %d unused", f.path, c.Sentinels, c.Unused, c.Skipped, f.info.Sentinels, f.info.Unused)
+				}
+				if c.Coverage != f.info.Coverage {
+					t.Errorf("%s: coverage %d sectors, generated %d", f.path, c.Coverage, f.info.Coverage)
+				}
+				if len(c.Extents) != len(f.entries) {
+					t.Errorf("%s: %d extents read, %d generated", f.path, len(c.Extents), len(f.entries))
+					continue
+				}
+				for i, e := range c.Extents {
+					g := f.entries[i]
+					if e.Name != g.name || e.Offset != g.off || e.Size != g.n {
+						t.Errorf("%s: extent %d read as %s @%d+%d, generated %s @%d+%d", f.path, i, e.Name, e.Offset, e.Size, g.name, g.off, g.n)
+						break
+					}
+				}
+				if c.Level != nil {
+					if c.Level.ID != f.info.LevelID || c.Level.Reverb != f.info.Reverb || c.Level.Name != f.info.LevelName {
+						t.Errorf("%s: level %+v, generated id %d reverb %d %q", f.path, c.Level, f.info.LevelID, f.info.Reverb, f.info.LevelName)
+					}
+				}
+			}
+			t.Logf("readings: %v", readings)
+			for _, r := range []string{readingPairsBytes, readingPairsSectors, readingStartList, readingLevel} {
+				if readings[r] == 0 {
+					t.Errorf("no container read as %s", r)
+				}
+			}
+		})
+	}
+}
+
+func isG(p string) bool { return len(p) > 2 && p[:2] == "G/" }
+
+// TestStreamsDecode decodes every stream of the small layout and checks it
+// gives the content the manifest hashes, that the codec's size scan agrees, and
+// that the disc's streams together use every packet kind of note 000.
+func TestStreamsDecode(t *testing.T) {
+	var total codec.Stats
+	n := 0
+	for _, f := range built(t, Small) {
+		for _, e := range f.entries {
+			if e.decoded == nil {
+				continue
+			}
+			n++
+			buf := make([]byte, e.n)
+			f.content.ReadAt(buf, e.off)
+			if !codec.IsStream(buf, e.n) {
+				t.Errorf("%s/%s: codec.IsStream says no", f.path, e.name)
+				continue
+			}
+			out, err := codec.Decode(buf, codec.Options{})
+			if err != nil {
+				t.Errorf("%s/%s: %v", f.path, e.name, err)
+				continue
+			}
+			if int64(len(out)) != e.decoded.plainSize || sha1Hex(out) != e.decoded.plainSHA {
+				t.Errorf("%s/%s: decodes to %d bytes %s, want %d %s", f.path, e.name, len(out), sha1Hex(out), e.decoded.plainSize, e.decoded.plainSHA)
+			}
+			h, err := codec.ParseHeader(buf)
+			if err != nil || h.Tag != e.decoded.tag {
+				t.Errorf("%s/%s: header %+v %v, want tag %q", f.path, e.name, h, err, e.decoded.tag)
+			}
+			st, err := codec.Scan(bytes.NewReader(buf), e.n, codec.Options{})
+			if err != nil || st.DecodedSize != e.decoded.plainSize {
+				t.Errorf("%s/%s: scan says %d bytes, %v; want %d", f.path, e.name, st.DecodedSize, err, e.decoded.plainSize)
+			}
+			total.Literals += st.Literals
+			total.ShortMatches += st.ShortMatches
+			total.Matches += st.Matches
+			total.FarMatches += st.FarMatches
+			total.Dummies += st.Dummies
+			total.BlockMarkers += st.BlockMarkers
+		}
+	}
+	t.Logf("%d streams decoded; packets: %+v", n, total)
+	for kind, c := range map[string]int{"literal": total.Literals, "short match": total.ShortMatches, "match": total.Matches,
+		"far match": total.FarMatches, "dummy": total.Dummies, "block marker": total.BlockMarkers} {
+		if c == 0 {
+			t.Errorf("no %s packet in the disc's streams", kind)
+		}
+	}
+}
