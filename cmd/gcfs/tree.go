@@ -1,6 +1,182 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
 
-// TODO: owned by a helper; replace.
-func treeCommands() []*cli.Command { return nil }
+	"github.com/dustin/go-humanize"
+	"github.com/urfave/cli/v2"
+
+	"gcfs/discimg"
+	"gcfs/fsnode"
+)
+
+// treeCommands are the commands that show the tree without FUSE.
+func treeCommands() []*cli.Command {
+	return []*cli.Command{
+		identifyCommand(),
+		lsCommand(),
+		catCommand(),
+		extractCommand(),
+		infoCommand(),
+		manifestCommand(),
+		verifyCommand(),
+	}
+}
+
+// maxDecodedFlag bounds decoded streams for every tree command.
+var maxDecodedFlag = &cli.StringFlag{
+	Name:  "max-decoded",
+	Usage: "largest decoded stream (`SIZE`, e.g. 256MiB); larger ones are errors",
+	Value: "256MiB",
+}
+
+// openedTree is an image file, its ISO tree and the fsnode model over it.
+type openedTree struct {
+	path string
+	file *os.File
+	img  *discimg.Image
+	tree *fsnode.Tree
+}
+
+func (o *openedTree) Close() error { return o.file.Close() }
+
+// openTree opens IMAGE and builds the tree. Problems found while building are
+// printed to stderr as warnings, prefixed with the image's name.
+func openTree(c *cli.Context, path string) (*openedTree, error) {
+	maxDec := int64(fsnode.DefaultMaxDecoded)
+	if c.IsSet("max-decoded") || c.String("max-decoded") != "" {
+		v, err := humanize.ParseBytes(c.String("max-decoded"))
+		if err != nil || v == 0 || v > 1<<40 {
+			return nil, exitErr(2, "--max-decoded %q: not a size like 256MiB", c.String("max-decoded"))
+		}
+		maxDec = int64(v)
+	}
+	img, f, err := openImage(path)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), 1)
+	}
+	stderr := errWriter(c)
+	var mu sync.Mutex
+	tree, err := fsnode.Build(img, fsnode.Options{
+		MaxDecoded: maxDec,
+		CacheSize:  64 << 20,
+		Logf: func(format string, args ...any) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stderr, "gcfs: %s: warning: %s\n", path, fmt.Sprintf(format, args...))
+		},
+	})
+	if err != nil {
+		f.Close()
+		return nil, cli.Exit(fmt.Sprintf("%s: %v", path, err), 1)
+	}
+	return &openedTree{path: path, file: f, img: img, tree: tree}, nil
+}
+
+// lookup finds PATH in the tree, with an error naming the image.
+func (o *openedTree) lookup(p string) (*fsnode.Node, error) {
+	n, err := o.tree.Lookup(p)
+	if err != nil {
+		return nil, cli.Exit(fmt.Sprintf("%s: %s: no such file or directory in the tree", o.path, p), 1)
+	}
+	return n, nil
+}
+
+func exitErr(code int, format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...), code)
+}
+
+// usageErr is the error for wrong arguments.
+func usageErr(c *cli.Context, want string) error {
+	return exitErr(2, "usage: gcfs %s %s (see gcfs %s --help)", c.Command.Name, want, c.Command.Name)
+}
+
+func outWriter(c *cli.Context) io.Writer {
+	if c.App.Writer != nil {
+		return c.App.Writer
+	}
+	return os.Stdout
+}
+
+func errWriter(c *cli.Context) io.Writer {
+	if c.App.ErrWriter != nil {
+		return c.App.ErrWriter
+	}
+	return os.Stderr
+}
+
+// modeString is what ls -l shows: directories r-x, files r-- for everyone.
+func modeString(n *fsnode.Node) string {
+	if n.IsDir() {
+		return "dr-xr-xr-x"
+	}
+	return "-r--r--r--"
+}
+
+// typeName is the JSON "type" of a node.
+func typeName(n *fsnode.Node) string {
+	switch n.Kind {
+	case fsnode.Dir:
+		return "dir"
+	case fsnode.Decoded:
+		return "decoded"
+	}
+	return "file"
+}
+
+// warmSizes runs the size scan of every decoded node in parallel, so that a
+// listing with sizes does not scan one stream at a time.
+func warmSizes(nodes []*fsnode.Node) {
+	var todo []*fsnode.Node
+	for _, n := range nodes {
+		if n.Kind == fsnode.Decoded {
+			todo = append(todo, n)
+		}
+	}
+	parallel(len(todo), runtime.GOMAXPROCS(0), func(i int) { todo[i].Size() })
+}
+
+// parallel runs fn(0..n-1) on up to workers goroutines.
+func parallel(n, workers int, fn func(i int)) {
+	if workers < 1 {
+		workers = 1
+	}
+	if workers > n {
+		workers = n
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// files lists the file nodes under n (n itself when it is a file), walk order.
+func files(n *fsnode.Node) []*fsnode.Node {
+	var out []*fsnode.Node
+	_ = fsnode.WalkFrom(n, func(x *fsnode.Node) error {
+		if !x.IsDir() {
+			out = append(out, x)
+		}
+		return nil
+	})
+	return out
+}
+
+var errIsDir = errors.New("is a directory")

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"gcfs/fsnode"
+)
+
+func infoCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "info",
+		Usage:     "show everything the extended attributes say about PATH, and a container's table",
+		ArgsUsage: "IMAGE PATH",
+		Description: "JSON keys are the xattr names without user.gcfs. (\"level_id\": 30), numbers as numbers; " +
+			"a container adds its table: reading, coverage, candidates, skipped, entries.",
+		Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}, maxDecodedFlag},
+		Action: runInfo,
+	}
+}
+
+// numericXattrs are the attributes whose values are numbers in JSON.
+var numericXattrs = map[string]bool{
+	"offset": true, "lba": true, "disc_size": true, "compressed_size": true,
+	"level_id": true, "reverb": true, "skipped": true,
+}
+
+type infoCandidate struct {
+	Reading    string `json:"reading"`
+	Consistent bool   `json:"consistent"`
+	Reason     string `json:"reason,omitempty"`
+	Coverage   int64  `json:"coverage"`
+	Entries    int    `json:"entries"`
+	Valid      int    `json:"valid"`
+	Unused     int    `json:"unused"`
+	Sentinels  int    `json:"sentinels"`
+	Invalid    int    `json:"invalid"`
+	Won        bool   `json:"won"`
+}
+
+type infoExtent struct {
+	Index  int    `json:"index"`
+	Name   string `json:"name"`
+	Offset int64  `json:"offset"`
+	Size   int64  `json:"size"`
+}
+
+// infoFields is the ordered key/value list of `info`; the JSON object and the
+// text output both come from it.
+type infoFields struct {
+	keys []string
+	vals map[string]any
+}
+
+func (f *infoFields) set(k string, v any) {
+	if _, ok := f.vals[k]; !ok {
+		f.keys = append(f.keys, k)
+	}
+	f.vals[k] = v
+}
+
+func (f *infoFields) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range f.keys {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(f.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteString(":")
+		b.Write(vb)
+	}
+	b.WriteString("}")
+	return []byte(b.String()), nil
+}
+
+func nodeInfo(n *fsnode.Node) *infoFields {
+	f := &infoFields{vals: map[string]any{}}
+	f.set("path", n.Path())
+	f.set("type", typeName(n))
+	f.set("ino", n.Ino)
+	if !n.IsDir() {
+		f.set("size", n.Size())
+	}
+	for _, a := range n.Xattrs() {
+		k := strings.TrimPrefix(a.Name, fsnode.XattrPrefix)
+		if numericXattrs[k] {
+			if v, err := strconv.ParseInt(a.Value, 10, 64); err == nil {
+				f.set(k, v)
+				continue
+			}
+		}
+		f.set(k, a.Value)
+	}
+	if err := n.TableError(); err != nil {
+		f.set("table_error", err.Error())
+	}
+	if c := n.Container(); c != nil {
+		f.set("header_size", c.HeaderSize)
+		f.set("coverage", c.Coverage)
+		f.set("unused", c.Unused)
+		f.set("sentinels", c.Sentinels)
+		cands := make([]infoCandidate, 0, len(c.Candidates))
+		for _, k := range c.Candidates {
+			cands = append(cands, infoCandidate{
+				Reading: string(k.Reading), Consistent: k.Consistent, Reason: k.Reason, Coverage: k.Coverage,
+				Entries: k.Entries, Valid: k.Valid, Unused: k.Unused, Sentinels: k.Sentinels, Invalid: k.Invalid,
+				Won: k.Reading == c.Reading,
+			})
+		}
+		f.set("candidates", cands)
+		ents := make([]infoExtent, 0, len(c.Extents))
+		for _, x := range c.Extents {
+			ents = append(ents, infoExtent{Index: x.Index, Name: x.Name, Offset: x.Offset, Size: x.Size})
+		}
+		f.set("entries", ents)
+	}
+	if x := n.Extent(); x != nil && !n.IsDir() {
+		f.set("index", x.Index)
+	}
+	return f
+}
+
+func runInfo(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return usageErr(c, "IMAGE PATH")
+	}
+	o, err := openTree(c, c.Args().Get(0))
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	n, err := o.lookup(c.Args().Get(1))
+	if err != nil {
+		return err
+	}
+	f := nodeInfo(n)
+	w := outWriter(c)
+	if c.Bool("json") {
+		b, err := json.MarshalIndent(f, "", "  ")
+		if err != nil {
+			return exitErr(1, "%s: %v", o.path, err)
+		}
+		fmt.Fprintf(w, "%s\n", b)
+		return nil
+	}
+	for _, k := range f.keys {
+		switch v := f.vals[k].(type) {
+		case []infoCandidate:
+			fmt.Fprintf(w, "%-16s\n", "candidates:")
+			for _, k := range v {
+				mark := " "
+				if k.Won {
+					mark = "*"
+				}
+				state := "consistent"
+				if !k.Consistent {
+					state = "inconsistent: " + k.Reason
+				}
+				fmt.Fprintf(w, "  %s %-14s coverage %d sectors, %d entries, %d valid, %d unused, %d sentinels, %d invalid; %s\n",
+					mark, k.Reading, k.Coverage, k.Entries, k.Valid, k.Unused, k.Sentinels, k.Invalid, state)
+			}
+		case []infoExtent:
+			fmt.Fprintf(w, "entries:         %d\n", len(v))
+			for _, x := range v {
+				fmt.Fprintf(w, "  %5d %-24s offset %#x size %d\n", x.Index, x.Name, x.Offset, x.Size)
+			}
+		default:
+			fmt.Fprintf(w, "%-16s %v\n", k+":", v)
+		}
+	}
+	return nil
+}

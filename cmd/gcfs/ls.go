@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"gcfs/fsnode"
+)
+
+func lsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "ls",
+		Usage:     "list the tree (or PATH in it) without FUSE, one entry a line",
+		ArgsUsage: "IMAGE [PATH]",
+		Description: "PATH is relative to the root (G/LEVEL0.WAD). A directory lists its entries; " +
+			"-R lists everything below it with paths relative to the root.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "long", Aliases: []string{"l"}, Usage: "show mode and exact size"},
+			&cli.BoolFlag{Name: "recursive", Aliases: []string{"R"}, Usage: "list every entry below PATH, by full path"},
+			&cli.BoolFlag{Name: "json", Usage: "print a JSON array of entries"},
+			maxDecodedFlag,
+		},
+		Action: runLs,
+	}
+}
+
+// lsEntry is one entry of `ls --json`.
+type lsEntry struct {
+	Path  string `json:"path"`
+	Name  string `json:"name"`
+	Type  string `json:"type"` // dir, file, decoded
+	Mode  string `json:"mode"`
+	Size  int64  `json:"size"`
+	Ino   uint64 `json:"ino"`
+	Error string `json:"error,omitempty"`
+}
+
+func runLs(c *cli.Context) error {
+	if c.NArg() < 1 || c.NArg() > 2 {
+		return usageErr(c, "IMAGE [PATH]")
+	}
+	o, err := openTree(c, c.Args().Get(0))
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	n, err := o.lookup(c.Args().Get(1))
+	if err != nil {
+		return err
+	}
+	var list []*fsnode.Node
+	switch {
+	case !n.IsDir():
+		list = []*fsnode.Node{n}
+	case c.Bool("recursive"):
+		_ = fsnode.WalkFrom(n, func(x *fsnode.Node) error {
+			if x != n {
+				list = append(list, x)
+			}
+			return nil
+		})
+	default:
+		list = n.Children
+	}
+	full := c.Bool("recursive") || !n.IsDir()
+	long, asJSON := c.Bool("long"), c.Bool("json")
+	if long || asJSON {
+		warmSizes(list)
+	}
+	w := bufio.NewWriterSize(outWriter(c), 64<<10)
+	defer w.Flush()
+	name := func(x *fsnode.Node) string {
+		if full {
+			return x.Path()
+		}
+		return x.Name
+	}
+	if asJSON {
+		out := make([]lsEntry, 0, len(list))
+		for _, x := range list {
+			e := lsEntry{Path: x.Path(), Name: x.Name, Type: typeName(x), Mode: modeString(x), Size: x.Size(), Ino: x.Ino}
+			if err := x.Err(); err != nil && !x.IsDir() {
+				e.Error = err.Error()
+			}
+			out = append(out, e)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	for _, x := range list {
+		if long {
+			fmt.Fprintf(w, "%s %12d %s\n", modeString(x), x.Size(), name(x))
+		} else {
+			fmt.Fprintln(w, name(x))
+		}
+	}
+	return nil
+}
+
+func catCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "cat",
+		Usage:     "write one file of the tree to stdout (decoded files decoded)",
+		ArgsUsage: "IMAGE PATH",
+		Flags:     []cli.Flag{maxDecodedFlag},
+		Action:    runCat,
+	}
+}
+
+func runCat(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return usageErr(c, "IMAGE PATH")
+	}
+	o, err := openTree(c, c.Args().Get(0))
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	n, err := o.lookup(c.Args().Get(1))
+	if err != nil {
+		return err
+	}
+	if n.IsDir() {
+		return exitErr(1, "%s: %s: %v", o.path, n.Path(), errIsDir)
+	}
+	r, err := n.Open()
+	if err != nil {
+		return exitErr(1, "%s: %v", o.path, err)
+	}
+	buf := make([]byte, 1<<20)
+	if _, err := io.CopyBuffer(onlyWriter{outWriter(c)}, io.NewSectionReader(r, 0, r.Size()), buf); err != nil {
+		return exitErr(1, "%s: %s: %v", o.path, n.Path(), err)
+	}
+	return nil
+}
+
+// onlyWriter hides ReadFrom so that CopyBuffer uses our large buffer.
+type onlyWriter struct{ io.Writer }

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
+
+	"gcfs/discimg/mkdisc"
+	"gcfs/fsnode"
+)
+
+func manifestCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "manifest",
+		Usage:     "print path<TAB>size<TAB>sha1 of every file of the tree, sorted by path",
+		ArgsUsage: "IMAGE",
+		Flags:     []cli.Flag{maxDecodedFlag},
+		Action:    runManifest,
+	}
+}
+
+func verifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "verify",
+		Usage:     "check the tree against a manifest TSV; exit 1 on any mismatch",
+		ArgsUsage: "IMAGE TABLE",
+		Flags:     []cli.Flag{maxDecodedFlag},
+		Action:    runVerify,
+	}
+}
+
+// hashed is one file's manifest line, or why it could not be read.
+type hashed struct {
+	path string
+	size int64
+	sha1 string
+	err  error
+}
+
+// hashTree hashes every file under root in parallel; the result is sorted by
+// path (byte order).
+//
+// Raw files of an image file are read sparsely: holes (SEEK_HOLE) are hashed
+// as zeros without reading them, which matters on the 3.8 GB retail layout.
+func hashTree(root *fsnode.Node, img *os.File, imgSize int64) []hashed {
+	fs := files(root)
+	out := make([]hashed, len(fs))
+	bufs := make(chan []byte, runtime.GOMAXPROCS(0)+1)
+	parallel(len(fs), runtime.GOMAXPROCS(0), func(i int) {
+		var buf []byte
+		select {
+		case buf = <-bufs:
+		default:
+			buf = make([]byte, 1<<20)
+		}
+		out[i] = hashNode(fs[i], buf, img, imgSize)
+		select {
+		case bufs <- buf:
+		default:
+		}
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+}
+
+func hashNode(n *fsnode.Node, buf []byte, img *os.File, imgSize int64) hashed {
+	h := hashed{path: n.Path(), size: n.Size()}
+	r, err := n.Open()
+	if err != nil {
+		h.err = err
+		return h
+	}
+	d := sha1.New()
+	var got int64
+	if off, size, _ := n.ImageRange(); n.Kind == fsnode.Raw && img != nil && n.Err() == nil && off+size <= imgSize {
+		got, err = hashRawSparse(d, img, off, size, buf)
+	} else {
+		got, err = io.CopyBuffer(d, io.NewSectionReader(r, 0, r.Size()), buf)
+	}
+	if err != nil {
+		h.err = fmt.Errorf("%s: %w", n.Path(), err)
+		return h
+	}
+	if got != h.size {
+		h.err = fmt.Errorf("%s: read %d bytes, size says %d", n.Path(), got, h.size)
+		return h
+	}
+	h.sha1 = hex.EncodeToString(d.Sum(nil))
+	return h
+}
+
+var zeros = make([]byte, 1<<20)
+
+// hashRawSparse hashes image bytes [off, off+size): data segments are read,
+// holes are hashed as zeros.
+func hashRawSparse(d io.Writer, img *os.File, off, size int64, buf []byte) (int64, error) {
+	end := off + size
+	ifd := int(img.Fd())
+	zero := func(n int64) {
+		for n > 0 {
+			c := min(n, int64(len(zeros)))
+			d.Write(zeros[:c])
+			n -= c
+		}
+	}
+	copyData := func(from, to int64) error {
+		_, err := io.CopyBuffer(d, io.NewSectionReader(img, from, to-from), buf)
+		return err
+	}
+	for pos := off; pos < end; {
+		data, err := unix.Seek(ifd, pos, unix.SEEK_DATA)
+		if err == unix.ENXIO {
+			data = end // the rest is a hole
+		} else if err != nil {
+			return size, copyData(pos, end) // no SEEK_DATA here
+		}
+		data = min(data, end)
+		zero(data - pos)
+		if data >= end {
+			break
+		}
+		hole, err := unix.Seek(ifd, data, unix.SEEK_HOLE)
+		if err != nil || hole <= data || hole > end {
+			hole = end
+		}
+		if err := copyData(data, hole); err != nil {
+			return 0, err
+		}
+		pos = hole
+	}
+	return size, nil
+}
+
+func runManifest(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageErr(c, "IMAGE")
+	}
+	o, err := openTree(c, c.Args().Get(0))
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	w := bufio.NewWriterSize(outWriter(c), 64<<10)
+	failed := 0
+	for _, h := range hashTree(o.tree.Root, o.file, o.img.Size) {
+		if h.err != nil {
+			failed++
+			fmt.Fprintf(errWriter(c), "gcfs: %s: %v\n", o.path, h.err)
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\n", h.path, h.size, h.sha1)
+	}
+	if err := w.Flush(); err != nil {
+		return exitErr(1, "%s: writing the manifest: %v", o.path, err)
+	}
+	if failed > 0 {
+		return exitErr(1, "%s: %d files could not be read", o.path, failed)
+	}
+	return nil
+}
+
+func runVerify(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return usageErr(c, "IMAGE TABLE")
+	}
+	tablePath := c.Args().Get(1)
+	tf, err := os.Open(tablePath)
+	if err != nil {
+		return exitErr(1, "%s: %v", tablePath, unwrapPathError(err))
+	}
+	table, err := mkdisc.ReadManifest(tf)
+	tf.Close()
+	if err != nil {
+		return exitErr(1, "%s: %v", tablePath, err)
+	}
+	o, err := openTree(c, c.Args().Get(0))
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	got := hashTree(o.tree.Root, o.file, o.img.Size)
+	byPath := make(map[string]*hashed, len(got))
+	for i := range got {
+		byPath[got[i].path] = &got[i]
+	}
+	w := bufio.NewWriter(outWriter(c))
+	defer w.Flush()
+	bad, ok := 0, 0
+	want := make(map[string]bool, len(table))
+	mkdisc.SortManifest(table)
+	for _, e := range table {
+		if want[e.Path] {
+			fmt.Fprintf(w, "DUPLICATE %s: listed twice in %s\n", e.Path, tablePath)
+			bad++
+			continue
+		}
+		want[e.Path] = true
+		h := byPath[e.Path]
+		switch {
+		case h == nil:
+			fmt.Fprintf(w, "MISSING %s\n", e.Path)
+			bad++
+		case h.err != nil:
+			fmt.Fprintf(w, "ERROR %s: %v\n", e.Path, h.err)
+			bad++
+		case h.size != e.Size || h.sha1 != e.SHA1:
+			fmt.Fprintf(w, "MISMATCH %s: size %d sha1 %s, table says size %d sha1 %s\n", e.Path, h.size, h.sha1, e.Size, e.SHA1)
+			bad++
+		default:
+			ok++
+		}
+	}
+	for _, h := range got {
+		if !want[h.path] {
+			fmt.Fprintf(w, "EXTRA %s: not in %s\n", h.path, tablePath)
+			bad++
+		}
+	}
+	if bad > 0 {
+		fmt.Fprintf(w, "FAILED: %d problems, %d files match\n", bad, ok)
+		w.Flush()
+		return exitErr(1, "%s: %d problems against %s", o.path, bad, tablePath)
+	}
+	fmt.Fprintf(w, "OK: %d files match\n", ok)
+	return nil
+}
