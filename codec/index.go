@@ -9,10 +9,12 @@ import (
 	"sync"
 )
 
+// blockTarget is the output a decoded block holds at least (all but the
+// last block); blocks end at the first packet boundary past it. A variable
+// so tests can make many small blocks.
+var blockTarget int64 = 64 << 10
+
 const (
-	// blockTarget is the output a decoded block holds at least (all but the
-	// last block); blocks end at the first packet boundary past it.
-	blockTarget = 64 << 10
 	// groupBlocks is how many blocks share one window snapshot: decoding a
 	// block with no cached predecessor decodes at most this many blocks.
 	groupBlocks = 4
@@ -53,7 +55,7 @@ func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
 	d := decoder{inBase: HeaderSize, end: h.Size, first: true}
 	d.setOptions(opt)
 	cr := chunkReader{r: r, end: h.Size}
-	d.out = make([]byte, 0, maxWindow+groupBlocks*(blockTarget+outSlack)+outSlack)
+	d.out = make([]byte, 0, maxWindow+groupBlocks*(int(blockTarget)+outSlack)+outSlack)
 	ix.cps = append(ix.cps, checkpoint{in: HeaderSize})
 	groupStart := int64(0) // output offset where the current group starts
 	d.minRef = 0
@@ -167,7 +169,7 @@ var ErrBlockRange = errors.New("wad: block number out of range")
 type blockScratch struct{ out, in []byte }
 
 var scratchPool = sync.Pool{New: func() any {
-	return &blockScratch{out: make([]byte, 0, maxWindow+groupBlocks*(blockTarget+outSlack)+outSlack)}
+	return &blockScratch{out: make([]byte, 0, maxWindow+groupBlocks*(int(blockTarget)+outSlack)+outSlack)}
 }}
 
 // DecodeBlock returns block i's decoded bytes, reading the stream from r. prev,
@@ -181,7 +183,10 @@ func (ix *Index) DecodeBlock(r io.ReaderAt, i int, prev []byte) ([]byte, error) 
 	}
 	from := i
 	var window []byte
-	if i > 0 && prev != nil && int64(len(prev)) == ix.cps[i].out-ix.cps[i-1].out {
+	// prev serves as the window when it is block i-1 and holds all a match
+	// can reach (blocks are larger than that, but for tests' small blocks).
+	if i > 0 && prev != nil && int64(len(prev)) == ix.cps[i].out-ix.cps[i-1].out &&
+		(len(prev) >= maxWindow || i == 1) {
 		window = prev[len(prev)-min(len(prev), maxWindow):]
 	} else {
 		from = i / groupBlocks * groupBlocks

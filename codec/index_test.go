@@ -30,7 +30,7 @@ func checkIndex(t *testing.T, enc []byte, opt Options, ranges int, seed uint64) 
 			t.Fatalf("block %d at %d, want %d", i, off, sum)
 		}
 		sum += int64(n)
-		if i < ix.NumBlocks()-1 && n < blockTarget {
+		if i < ix.NumBlocks()-1 && int64(n) < blockTarget {
 			t.Fatalf("block %d has %d bytes, below %d", i, n, blockTarget)
 		}
 		if ix.BlockAt(off) != i || ix.BlockAt(off+int64(n)-1) != i {

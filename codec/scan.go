@@ -7,8 +7,9 @@ import (
 	"math"
 )
 
-// scanChunk is how much of the stream Scan and the index read at a time.
-const scanChunk = 256 << 10
+// scanChunk is how much of the stream Scan and the index read at a time
+// (a variable so tests can force refills; it must exceed maxPacket).
+var scanChunk int64 = 256 << 10
 
 // chunkReader keeps a bounded window of a stream read through an io.ReaderAt.
 type chunkReader struct {
@@ -44,7 +45,7 @@ func (c *chunkReader) fill(off int64) ([]byte, bool, error) {
 // readHeader reads and checks the header of the stream in r (extent length size).
 func readHeader(r io.ReaderAt, size int64) (Header, error) {
 	var hb [HeaderSize]byte
-	n, err := r.ReadAt(hb[:min(int64(HeaderSize), max(size, 0))], 0)
+	n, err := r.ReadAt(hb[:min(HeaderSize, max(size, 0))], 0)
 	if n < len(hb) && int64(n) < size {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
