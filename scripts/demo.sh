@@ -27,7 +27,9 @@ run ls -l "$img"
 run "$bin" identify "$img" || true
 run "$bin" mount --log-file "$dir/mount.log" "$img" "$mnt"
 run grep " $mnt " /proc/mounts
-run ls -l "$mnt" "$mnt/G" | head -40
+run ls -l "$mnt"
+say "ls $mnt/G | column"
+ls "$mnt/G" | column -c 100 2>/dev/null || ls "$mnt/G"
 run ls -l "$mnt/G/LEVEL0.WAD"
 decoded=$mnt/G/LEVEL0.WAD/gameplay
 if [[ ! -f $decoded ]]; then

@@ -117,7 +117,7 @@ func newRoot(m *mnode, opt Options, img *os.File, imgSize, volBlocks int64) *dir
 		volBlocks: volBlocks,
 	}
 	sys.nextIno.Store(1 << 62)
-	return &dirNode{sys: sys, m: m}
+	return &dirNode{sys: sys, m: m, root: true}
 }
 
 // MountOptions returns the go-fuse options for mounting the tree at a

@@ -29,7 +29,10 @@ type fakeEntry struct {
 	openErr error
 	readErr error // ReadAt fails with this
 	panicIn string
+	known   error // what Err reports: a problem the model logged itself
 }
+
+func (e *fakeEntry) Err() error { return e.known }
 
 func (e *fakeEntry) Path() string { return e.path }
 func (e *fakeEntry) Size() int64 {
@@ -146,7 +149,10 @@ func mountFake(t *testing.T, root *mnode, opt Options, img *os.File, imgSize int
 	return mnt, lr
 }
 
-var corrupt = errors.New("stream offset 0x40: two literal packets in a row")
+var (
+	corrupt        = errors.New("stream offset 0x40: two literal packets in a row")
+	errModelLogged = errors.New("the model logged this one")
+)
 
 func fakeTree(imgData []byte) *mnode {
 	decoded := bytes.Repeat([]byte("decoded!"), 40000) // 320000 bytes
@@ -160,6 +166,9 @@ func fakeTree(imgData []byte) *mnode {
 				file("short", "G/LEVEL0.WAD/short", fsnode.Raw, &fakeEntry{data: []byte("abc"), size: 10}),
 				file("ioerr", "G/LEVEL0.WAD/ioerr", fsnode.Raw, &fakeEntry{data: []byte("abcdef"), readErr: errors.New("past the image's end")}),
 				file("panics", "G/LEVEL0.WAD/panics", fsnode.Decoded, &fakeEntry{data: []byte("x"), panicIn: "open"}),
+				file("modellogged", "G/LEVEL0.WAD/modellogged", fsnode.Decoded, &fakeEntry{data: []byte("x"), openErr: errModelLogged, known: errModelLogged}),
+				file("shortimage", "G/LEVEL0.WAD/shortimage", fsnode.Raw, &fakeEntry{data: []byte("abcdef"),
+					readErr: &fsnode.ShortImageError{Path: "G/LEVEL0.WAD/shortimage", Offset: 10, End: 16, ImageSize: 10}}),
 			),
 		),
 		// Raw file inside the image file: read by splicing. Its ReadAt
@@ -201,7 +210,7 @@ func TestTreeAttrsAndReaddir(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	want := []string{"broken", "gameplay", "gameplay.wad", "ioerr", "panics", "short"}
+	want := []string{"broken", "gameplay", "gameplay.wad", "ioerr", "modellogged", "panics", "short", "shortimage"}
 	sort.Strings(names)
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("names = %v, want %v", names, want)
@@ -210,8 +219,8 @@ func TestTreeAttrsAndReaddir(t *testing.T) {
 	if _, err := os.ReadDir(mnt); err != nil {
 		t.Fatal(err)
 	}
-	if lr.matching("cannot be a file name") != 1 {
-		t.Fatalf("log = %q", lr.lines)
+	if lr.matching("cannot be a file name") != 1 || len(lr.lines) != 1 {
+		t.Fatalf("log = %q, want one line about the bad name", lr.lines)
 	}
 
 	// . and .. appear in the raw listing.
@@ -315,6 +324,16 @@ func TestReads(t *testing.T) {
 	}
 	if lr.matching("past the image's end") != 1 {
 		t.Fatalf("read error not logged once: %q", lr.lines)
+	}
+	// Errors the model logs itself are not logged again.
+	if _, err := os.Open(filepath.Join(mnt, "G/LEVEL0.WAD/modellogged")); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("modellogged: %v, want EIO", err)
+	}
+	if _, err := os.ReadFile(filepath.Join(mnt, "G/LEVEL0.WAD/shortimage")); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("shortimage: %v, want EIO", err)
+	}
+	if lr.matching("modellogged") != 0 || lr.matching("shortimage") != 0 {
+		t.Fatalf("errors the model logs were logged again: %q", lr.lines)
 	}
 	// A panic in the model is EIO, logged, and the server keeps serving.
 	if _, err := os.Open(filepath.Join(mnt, "G/LEVEL0.WAD/panics")); !errors.Is(err, syscall.EIO) {

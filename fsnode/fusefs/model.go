@@ -14,6 +14,8 @@ type entry interface {
 	Size() int64
 	Xattrs() []fsnode.Attr
 	Open() (fsnode.Reader, error)
+	// Err is the problem the model already knows of (and has logged).
+	Err() error
 }
 
 // mnode is one model node as the FUSE layer sees it.
@@ -61,6 +63,7 @@ func (emptyEntry) Path() string                 { return "" }
 func (emptyEntry) Size() int64                  { return 0 }
 func (emptyEntry) Xattrs() []fsnode.Attr        { return nil }
 func (emptyEntry) Open() (fsnode.Reader, error) { return nil, errNotFile }
+func (emptyEntry) Err() error                   { return nil }
 
 // imageSpan returns where a raw file's bytes start in the image, from the
 // model's user.gcfs.offset attribute, for splicing.

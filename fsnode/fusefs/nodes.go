@@ -55,8 +55,9 @@ var errNotFile = errors.New("not a file")
 // dirNode is a directory of the model: an ISO directory, a container, a group.
 type dirNode struct {
 	fs.Inode
-	sys *fsys
-	m   *mnode
+	sys  *fsys
+	m    *mnode
+	root bool
 }
 
 // fileNode is a raw or decoded file of the model.
@@ -70,8 +71,13 @@ type fileNode struct {
 	logged bool          // the one log line for this node was written
 }
 
-// OnAdd builds the whole inode tree below the root from the model.
+// OnAdd builds the whole inode tree below the root from the model. go-fuse
+// calls it for every directory node as it is added; only the root's call
+// does the work, the recursion adds the rest.
 func (d *dirNode) OnAdd(ctx context.Context) {
+	if !d.root {
+		return
+	}
 	if d.m.ino == 0 {
 		d.m.ino = 1
 	}
@@ -279,6 +285,32 @@ func (f *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrO
 	return 0
 }
 
+// logErr logs a failed open or read once per node, unless the model has
+// logged it already (its own known error, or bytes missing from the image,
+// which fsnode reports itself) so that each problem is one line.
+func (f *fileNode) logErr(op string, off int64, err error) {
+	if errors.Is(err, fsnode.ErrShortImage) {
+		return
+	}
+	if known := f.modelErr(); known != nil && errors.Is(err, known) {
+		return
+	}
+	if op == "open" {
+		f.logOnce("gcfs: open %s: %v", safePath(f.m), err)
+	} else {
+		f.logOnce("gcfs: %s %s at offset %d: %v", op, safePath(f.m), off, err)
+	}
+}
+
+func (f *fileNode) modelErr() (err error) {
+	defer func() {
+		if recover() != nil {
+			err = nil
+		}
+	}()
+	return f.m.e.Err()
+}
+
 // logOnce writes the node's one problem line.
 func (f *fileNode) logOnce(format string, args ...any) {
 	f.mu.Lock()
@@ -296,7 +328,7 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fu
 	}
 	defer f.sys.recoverErrno("open", f.m, &errno)
 	if _, err := f.reader(); err != nil {
-		f.logOnce("gcfs: open %s: %v", safePath(f.m), err)
+		f.logErr("open", 0, err)
 		return nil, 0, syscall.EIO
 	}
 	// No handle: reads go to the node, which holds the one shared reader.
@@ -340,7 +372,7 @@ func (f *fileNode) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off i
 	}
 	r, err := f.reader()
 	if err != nil {
-		f.logOnce("gcfs: read %s: %v", safePath(f.m), err)
+		f.logErr("open", 0, err)
 		return nil, syscall.EIO
 	}
 	got, err := r.ReadAt(dest[:n], off)
@@ -353,7 +385,7 @@ func (f *fileNode) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off i
 		err = fmt.Errorf("short read: %d of %d bytes at offset %d", got, n, off)
 	}
 	f.sys.readErrors.Add(1)
-	f.logOnce("gcfs: read %s at offset %d: %v", safePath(f.m), off, err)
+	f.logErr("read", off, err)
 	return nil, syscall.EIO
 }
 
