@@ -28,11 +28,14 @@ func treeCommands() []*cli.Command {
 	}
 }
 
-// maxDecodedFlag bounds decoded streams for every tree command.
-var maxDecodedFlag = &cli.StringFlag{
-	Name:  "max-decoded",
-	Usage: "largest decoded stream (`SIZE`, e.g. 256MiB); larger ones are errors",
-	Value: "256MiB",
+// maxDecodedFlag bounds decoded streams for every tree command (a new flag
+// each time: urfave/cli flags keep parse state).
+func maxDecodedFlag() cli.Flag {
+	return &cli.StringFlag{
+		Name:  "max-decoded",
+		Usage: "largest decoded stream (`SIZE`, e.g. 256MiB); larger ones are errors",
+		Value: "256MiB",
+	}
 }
 
 // openedTree is an image file, its ISO tree and the fsnode model over it.
@@ -49,7 +52,7 @@ func (o *openedTree) Close() error { return o.file.Close() }
 // printed to stderr as warnings, prefixed with the image's name.
 func openTree(c *cli.Context, path string) (*openedTree, error) {
 	maxDec := int64(fsnode.DefaultMaxDecoded)
-	if c.IsSet("max-decoded") || c.String("max-decoded") != "" {
+	if c.String("max-decoded") != "" {
 		v, err := humanize.ParseBytes(c.String("max-decoded"))
 		if err != nil || v == 0 || v > 1<<40 {
 			return nil, exitErr(2, "--max-decoded %q: not a size like 256MiB", c.String("max-decoded"))
