@@ -385,3 +385,24 @@ func dropCaches() bool {
 }
 
 func isErrno(err error, e syscall.Errno) bool { return errors.Is(err, e) }
+
+// parallel calls fn for every item with two workers (the machine has two
+// cores), in no particular order.
+func parallel[T any](items []T, fn func(T)) {
+	work := make(chan T)
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range work {
+				fn(it)
+			}
+		}()
+	}
+	for _, it := range items {
+		work <- it
+	}
+	close(work)
+	wg.Wait()
+}

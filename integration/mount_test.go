@@ -326,17 +326,20 @@ func TestWritesFailEROFS(t *testing.T) {
 	}
 }
 
-// xattrInt reads a numeric user.gcfs attribute through a mount.
+// xattrInt reads a numeric user.gcfs attribute through a mount; -1 (and a
+// test error) when it cannot. Safe to call from any goroutine.
 func xattrInt(t *testing.T, path, name string) int64 {
 	t.Helper()
 	buf := make([]byte, 64)
 	n, err := unix.Getxattr(path, name, buf)
 	if err != nil {
-		t.Fatalf("getxattr %s %s: %v", path, name, err)
+		t.Errorf("getxattr %s %s: %v", path, name, err)
+		return -1
 	}
 	v, err := strconv.ParseInt(string(buf[:n]), 0, 64)
 	if err != nil {
-		t.Fatalf("%s %s = %q", path, name, buf[:n])
+		t.Errorf("%s %s = %q", path, name, buf[:n])
+		return -1
 	}
 	return v
 }
@@ -358,6 +361,9 @@ func TestCorruptStream(t *testing.T) {
 	dec := d.decodedFiles()
 	victim := dec[len(dec)/2]
 	off := xattrInt(t, intact.path(victim.Path), "user.gcfs.offset")
+	if off < 0 {
+		t.FailNow()
+	}
 	bad := filepath.Join(t.TempDir(), "corrupt.iso")
 	copyFile(t, d.path, bad)
 	f, err := os.OpenFile(bad, os.O_WRONLY, 0)
@@ -384,15 +390,16 @@ func TestCorruptStream(t *testing.T) {
 	if !bytes.HasPrefix(raw[16:], []byte{0x01, 'a', 'b', 'c', 'd', 0x21, 0xFC}) {
 		t.Errorf("%s.wad does not show the corrupted bytes", victim.Path)
 	}
-	for p, want := range d.manifest {
+	parallel(d.paths, func(p string) {
 		if p == victim.Path || p == victim.Path+".wad" {
-			continue
+			return
 		}
+		want := d.manifest[p]
 		sum, n, err := sha1File(m.path(p))
 		if err != nil || sum != want.sha1 || n != want.size {
 			t.Errorf("%s: %d %s %v; want %d %s", p, n, sum, err, want.size, want.sha1)
 		}
-	}
+	})
 	m.unmount(t) // flushes the log
 	log, _ := os.ReadFile(m.logFile)
 	lines := 0
@@ -422,14 +429,21 @@ func TestTruncatedImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := testMount(t, short)
+	var mu sync.Mutex
 	inside, outside := 0, 0
-	for p, want := range d.manifest {
+	parallel(d.paths, func(p string) {
 		if _, err := os.Stat(m.path(p)); err != nil {
-			continue // e.g. inside a container whose table is past the cut
+			return // e.g. inside a container whose table is past the cut
 		}
+		want := d.manifest[p]
 		off := xattrInt(t, intact.path(p), "user.gcfs.offset")
 		size := xattrInt(t, intact.path(p), "user.gcfs.disc_size")
+		if off < 0 || size < 0 {
+			return
+		}
 		sum, n, err := sha1File(m.path(p))
+		mu.Lock()
+		defer mu.Unlock()
 		switch {
 		case off+size <= cut:
 			inside++
@@ -444,7 +458,7 @@ func TestTruncatedImage(t *testing.T) {
 				t.Errorf("%s (past the end): %v, want EIO", p, err)
 			}
 		}
-	}
+	})
 	if inside == 0 || outside == 0 {
 		t.Errorf("cut at %d: %d files inside, %d outside; the test proves nothing", cut, inside, outside)
 	}
