@@ -1,6 +1,7 @@
 package discimg
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -132,7 +133,13 @@ func both32(b []byte) (uint32, bool) {
 	return le, le == be
 }
 
+var zeroSector [SectorSize]byte
+
+// firstNonZero is the index of b's first non-zero byte, -1 if none.
 func firstNonZero(b []byte) int {
+	if len(b) <= SectorSize && bytes.Equal(b, zeroSector[:len(b)]) {
+		return -1 // the common case, without a byte loop
+	}
 	for i, c := range b {
 		if c != 0 {
 			return i

@@ -456,3 +456,35 @@ func TestPast4GiB(t *testing.T) {
 		t.Errorf("LOW.BIN: %+v", l)
 	}
 }
+
+func TestTreeByteBound(t *testing.T) {
+	// Ten directories whose records claim 16 MiB extents starting one sector
+	// apart: each is within the per-directory bound, together they pass the
+	// tree bound, and the walk stops reading there.
+	var files []isowriter.File
+	for i := 0; i < 10; i++ {
+		files = append(files, file("D"+string(rune('0'+i))+"/X.BIN", []byte("x")))
+	}
+	p := writeISO(t, files, isowriter.Options{TotalBlocks: 20000})
+	img, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := mustOpen(t, img).Root.LBA + 100
+	for i := 0; i < 10; i++ {
+		off := recordOffset(t, img, "D"+string(rune('0'+i)))
+		put32both(img[off+2:], uint32(base+int64(i)))
+		put32both(img[off+10:], maxDirBytes)
+	}
+	im := mustOpen(t, img)
+	wantErr(t, im, "D9", "directories total more than")
+	bounded := 0
+	for _, c := range im.Root.Children {
+		if c.Err != nil {
+			bounded++
+		}
+	}
+	if bounded != 10-maxTreeBytes/maxDirBytes+1 {
+		t.Errorf("%d directories refused, want %d", bounded, 10-maxTreeBytes/maxDirBytes+1)
+	}
+}
