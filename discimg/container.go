@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 )
 
@@ -299,7 +300,7 @@ func classify(off, length, hs, size int64) slot {
 	switch {
 	case off < hs:
 		return slot{state: slotInvalid}
-	case off >= size || end > size+tailOverrun:
+	case off >= size || end > min(size, math.MaxInt64-tailOverrun)+tailOverrun:
 		return slot{state: slotSentinel}
 	}
 	return slot{off: off, end: min(end, size), state: slotShown}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -505,5 +506,18 @@ func TestStartListTrailingSentinels(t *testing.T) {
 	}
 	if _, err := ReadContainer("SCENE1.WAD", sparseContainer{header(0x137c, scattered), size}, size); !errors.Is(err, ErrNoReading) {
 		t.Fatalf("scattered sentinels: %v", err)
+	}
+}
+
+// A container size near the int64 limit: no overflow in the tail allowance.
+func TestHugeContainerSize(t *testing.T) {
+	const size = math.MaxInt64 - 10
+	pairs := [][2]uint32{{1, 100}, {0xffffffff, 0xffffffff}}
+	c := mustRead(t, "SCENE.WAD", header(0x170, pairWords(pairs)), size)
+	if c.Reading != ReadingPairsSectors || len(c.Extents) != 2 || c.Extents[1].Size != 0xffffffff*SectorSize {
+		t.Fatalf("reading %s extents %+v", c.Reading, c.Extents)
+	}
+	if c.Coverage != 100+0xffffffff {
+		t.Fatalf("coverage %d", c.Coverage)
 	}
 }
