@@ -521,3 +521,66 @@ func TestHugeContainerSize(t *testing.T) {
 		t.Fatalf("coverage %d", c.Coverage)
 	}
 }
+
+// Every family's table written in each reading reads back in that reading,
+// whole, with the family's names.
+func TestEveryFamilyEveryReading(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 31))
+	for hs, fam := range families {
+		if fam.name == "LEVEL" {
+			continue
+		}
+		first := sectorsFor(hs)
+		pairsOK := (hs-8)%8 == 0
+		nPairs, nStarts := int(hs-8)/8, int(hs-8)/4
+		type built struct {
+			rd      Reading
+			words   []uint32
+			size    int64
+			entries int
+		}
+		var cases []built
+		if pairsOK {
+			p, end := chainBytes(first, randSizes(rng, nPairs, 2049, 50000))
+			cases = append(cases, built{ReadingPairsBytes, pairWords(p), end, nPairs})
+			p, end = chainSectors(first, randSizes(rng, nPairs, 2, 20))
+			cases = append(cases, built{ReadingPairsSectors, pairWords(p), end, nPairs})
+		}
+		starts := make([]uint32, nStarts)
+		sec := first
+		for i := range starts {
+			starts[i] = uint32(sec)
+			sec += 1 + rng.Int64N(5)
+		}
+		cases = append(cases, built{ReadingStartList, starts, sec*SectorSize - 100, nStarts})
+		for _, b := range cases {
+			name := fmt.Sprintf("%s-%#x-%s", fam.name, hs, b.rd)
+			c := mustRead(t, name, header(int(hs), b.words), b.size)
+			if c.Family != fam.name || c.PerLevel != fam.perLevel || c.HeaderSize != hs {
+				t.Errorf("%s: family %s perLevel %v header %#x", name, c.Family, c.PerLevel, c.HeaderSize)
+			}
+			if c.Reading != b.rd || len(c.Extents) != b.entries || c.Skipped != 0 {
+				t.Errorf("%s: reading %s, %d extents, %d skipped; candidates %+v", name, c.Reading, len(c.Extents), c.Skipped, c.Candidates)
+				continue
+			}
+			var want0 string
+			switch {
+			case b.rd == ReadingStartList && fam.sceneStarts:
+				want0 = "scene00/00"
+			case b.rd != ReadingStartList && fam.pairNames != nil:
+				want0 = fam.pairNames[0]
+			default:
+				want0 = strings.Repeat("0", numericWidth(b.entries))
+			}
+			if c.Extents[0].Name != want0 {
+				t.Errorf("%s: first name %q, want %q", name, c.Extents[0].Name, want0)
+			}
+			if c.Extents[0].Offset != first*SectorSize {
+				t.Errorf("%s: first extent at %d, want %d", name, c.Extents[0].Offset, first*SectorSize)
+			}
+			if last := c.Extents[len(c.Extents)-1]; last.Offset+last.Size != b.size {
+				t.Errorf("%s: last extent %+v does not end at the file's end %d", name, last, b.size)
+			}
+		}
+	}
+}
