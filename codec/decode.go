@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 )
@@ -47,7 +48,8 @@ type decoder struct {
 	strict bool
 	maxOut int64
 
-	minRef int64 // lowest output offset any match read from (for index windows)
+	minRef   int64 // lowest output offset any match read from (for index windows)
+	trackRef bool  // keep minRef (only the index builder needs it)
 }
 
 func (d *decoder) setOptions(opt Options) {
@@ -64,13 +66,24 @@ func (d *decoder) setOptions(opt Options) {
 
 func corrupt(off int64, r Rule) error { return &CorruptError{Offset: off, Rule: r} }
 
+// writeSlack is the room run keeps past the output before each packet: the
+// largest packet's output plus the 8-byte over-writes of the copy loops.
+const writeSlack = outSlack + 16
+
 // run decodes packets until the stream ends (nil), a packet boundary at or past
 // stopIn (stream offset) or stopOut (output offset) is reached (nil), the
 // buffered input runs short (errNeedInput), or the stream breaks a rule. The
 // output holds exactly the packets that decoded cleanly.
+//
+// The loop checks each packet's lengths and distance once, then copies with
+// 8-byte moves where source and destination are 8 or more apart (writing up
+// to 7 bytes past the packet's end, inside writeSlack), and with copy for
+// long non-overlapping runs.
 func (d *decoder) run(stopIn, stopOut int64) error {
-	in, pos, out, state := d.in, d.pos, d.out, d.state
-	outBase, minRef := d.outBase, d.minRef
+	in, pos, state := d.in, d.pos, d.state
+	o := len(d.out)
+	out := d.out[:cap(d.out)]
+	outBase, minRef, trackRef := d.outBase, d.minRef, d.trackRef
 	endRel := len(in) // d.in never extends past end
 	soft := len(in)
 	if !d.full {
@@ -80,8 +93,21 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 	if stopIn != math.MaxInt64 {
 		stopRel = stopIn - d.inBase
 	}
+	stopO := int64(math.MaxInt64)
+	if stopOut != math.MaxInt64 {
+		stopO = stopOut - outBase
+	}
 	maxLen := d.maxOut - outBase // output length (in out) allowed
 	var err error
+	// One bound for the loop: the stream's end, the stop offset and the end
+	// of the fully buffered packets, whichever comes first.
+	lim := endRel
+	if int64(lim) > stopRel {
+		lim = int(max(stopRel, 0))
+	}
+	if soft+1 < lim {
+		lim = soft + 1
+	}
 
 	if d.first && pos < endRel {
 		d.first = false
@@ -90,17 +116,20 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 			if pos+1+n > len(in) {
 				if !d.full {
 					d.first = true
-					d.pos = pos
 					return errNeedInput
 				}
 				err = corrupt(d.inBase+int64(pos), RuleTruncated)
 				goto done
 			}
-			if int64(len(out)+n) > maxLen {
+			if int64(o+n) > maxLen {
 				err = corrupt(d.inBase+int64(pos), RuleOutputLimit)
 				goto done
 			}
-			out = append(out, in[pos+1:pos+1+n]...)
+			if len(out)-o < n+writeSlack {
+				out = grow(out[:o], n+writeSlack, maxLen)
+				out = out[:cap(out)]
+			}
+			o += copy(out[o:], in[pos+1:pos+1+n])
 			pos += 1 + n
 			state = stLiteral
 			if n < 4 {
@@ -109,16 +138,57 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 		}
 	}
 
-	for pos < endRel {
-		if int64(pos) >= stopRel || outBase+int64(len(out)) >= stopOut {
-			break
-		}
-		if pos > soft {
-			err = errNeedInput
-			break
+	for pos < lim && int64(o) < stopO {
+		if len(out)-o < writeSlack {
+			out = grow(out[:o], writeSlack, maxLen)
+			out = out[:cap(out)]
 		}
 		start := pos
 		f := in[pos]
+		if f >= 0x40 && pos+8 <= len(in) {
+			// Short match (57% of packets on asset data), with its little
+			// literals known to be inside the buffer.
+			length := int(f>>5) + 1
+			dist := int(in[pos+1])<<3 + int(f>>2&7) + 1
+			lit := int(f & 3)
+			if int64(o+length+lit) > maxLen {
+				err = corrupt(d.inBase+int64(start), RuleOutputLimit)
+				break
+			}
+			if dist > o {
+				if outBase+int64(o) < int64(dist) {
+					err = corrupt(d.inBase+int64(start), RuleDistance)
+				} else {
+					err = errWindow
+				}
+				break
+			}
+			src := o - dist
+			if trackRef && outBase+int64(src) < minRef {
+				minRef = outBase + int64(src)
+			}
+			switch {
+			case dist >= 8:
+				binary.LittleEndian.PutUint64(out[o:], binary.LittleEndian.Uint64(out[src:]))
+			case dist >= 4:
+				binary.LittleEndian.PutUint32(out[o:], binary.LittleEndian.Uint32(out[src:]))
+				binary.LittleEndian.PutUint32(out[o+4:], binary.LittleEndian.Uint32(out[src+4:]))
+			case dist == 1:
+				binary.LittleEndian.PutUint64(out[o:], uint64(out[src])*0x0101010101010101)
+			default:
+				s8 := out[src : src+8 : src+8]
+				d8 := out[o : o+8 : o+8]
+				for i := range d8 {
+					d8[i] = s8[i] // forwards, so overlap repeats the pattern
+				}
+			}
+			o += length
+			binary.LittleEndian.PutUint32(out[o:], binary.LittleEndian.Uint32(in[pos+2:]))
+			o += lit
+			pos += 2 + lit
+			state = uint8((lit+3)>>2) * stLittle
+			continue
+		}
 		if f < 0x10 {
 			if state != stMatch {
 				if state == stLiteral {
@@ -146,14 +216,17 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 				err = corrupt(d.inBase+int64(start), RuleTruncated)
 				break
 			}
-			if int64(len(out)+n) > maxLen {
+			if int64(o+n) > maxLen {
 				err = corrupt(d.inBase+int64(start), RuleOutputLimit)
 				break
 			}
-			if cap(out)-len(out) < n {
-				out = grow(out, outSlack, maxLen)
+			if n <= 16 && pos+16 <= len(in) {
+				binary.LittleEndian.PutUint64(out[o:], binary.LittleEndian.Uint64(in[pos:]))
+				binary.LittleEndian.PutUint64(out[o+8:], binary.LittleEndian.Uint64(in[pos+8:]))
+			} else {
+				copy(out[o:o+n], in[pos:pos+n])
 			}
-			out = append(out, in[pos:pos+n]...)
+			o += n
 			pos += n
 			state = stLiteral
 			continue
@@ -232,12 +305,11 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 			err = corrupt(d.inBase+int64(start), RuleTruncated)
 			break
 		}
-		if int64(len(out)+length+lit) > maxLen {
+		if int64(o+length+lit) > maxLen {
 			err = corrupt(d.inBase+int64(start), RuleOutputLimit)
 			break
 		}
 		if length > 0 {
-			o := len(out)
 			if dist > o {
 				if outBase+int64(o) < int64(dist) {
 					err = corrupt(d.inBase+int64(start), RuleDistance)
@@ -246,44 +318,69 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 				}
 				break
 			}
-			if ref := outBase + int64(o-dist); ref < minRef {
-				minRef = ref
+			src := o - dist
+			if trackRef && outBase+int64(src) < minRef {
+				minRef = outBase + int64(src)
 			}
-			if cap(out)-o < outSlack {
-				out = grow(out, outSlack, maxLen)
-			}
-			out = out[:o+length]
-			if dist >= length {
-				copy(out[o:], out[o-dist:o-dist+length])
-			} else if dist == 1 {
-				b := out[o-1]
-				seg := out[o : o+length]
-				for i := range seg {
-					seg[i] = b
+			switch {
+			case dist >= 8:
+				if length <= 16 {
+					binary.LittleEndian.PutUint64(out[o:], binary.LittleEndian.Uint64(out[src:]))
+					binary.LittleEndian.PutUint64(out[o+8:], binary.LittleEndian.Uint64(out[src+8:]))
+				} else if dist >= length {
+					copy(out[o:o+length], out[src:src+length])
+				} else {
+					for i := 0; i < length; i += 8 {
+						binary.LittleEndian.PutUint64(out[o+i:], binary.LittleEndian.Uint64(out[src+i:]))
+					}
 				}
-			} else {
-				for n := 0; n < length; {
-					n += copy(out[o+n:o+length], out[o-dist:o+n])
+			case dist == 1:
+				v := uint64(out[src]) * 0x0101010101010101
+				for i := 0; i < length; i += 8 {
+					binary.LittleEndian.PutUint64(out[o+i:], v)
+				}
+			default:
+				// Period 2-7: bytes up to 8, then 8-byte moves from a
+				// multiple of the period at least 8 back.
+				if dist >= 4 {
+					binary.LittleEndian.PutUint32(out[o:], binary.LittleEndian.Uint32(out[src:]))
+					binary.LittleEndian.PutUint32(out[o+4:], binary.LittleEndian.Uint32(out[src+4:]))
+				} else {
+					for i := 0; i < 8; i++ { // 8 bytes: within writeSlack
+						out[o+i] = out[src+i]
+					}
+				}
+				if length > 8 {
+					step := dist * ((8 + dist - 1) / dist)
+					for i := 8; i < length; i += 8 {
+						binary.LittleEndian.PutUint64(out[o+i:], binary.LittleEndian.Uint64(out[o+i-step:]))
+					}
 				}
 			}
+			o += length
 		}
 		switch lit {
 		case 0:
 			state = stMatch
-		case 1:
-			out = append(out, in[p])
-			state = stLittle
 		default:
-			out = append(out, in[p:p+lit]...)
+			if p+4 <= len(in) {
+				binary.LittleEndian.PutUint32(out[o:], binary.LittleEndian.Uint32(in[p:]))
+			} else {
+				copy(out[o:o+lit], in[p:p+lit])
+			}
+			o += lit
 			state = stLittle
 		}
 		pos = p + lit
+	}
+	if err == nil && pos < endRel && int64(pos) < stopRel && int64(o) < stopO {
+		err = errNeedInput // stopped at the end of the fully buffered packets
 	}
 done:
 	if err == nil && pos >= endRel && !d.full {
 		err = errNeedInput
 	}
-	d.pos, d.out, d.state, d.minRef = pos, out, state, minRef
+	d.pos, d.out, d.state, d.minRef = pos, out[:o], state, minRef
 	return err
 }
 
@@ -318,7 +415,7 @@ func Decode(src []byte, opt Options) ([]byte, error) {
 	if guess > d.maxOut {
 		guess = d.maxOut
 	}
-	d.out = make([]byte, 0, guess+outSlack)
+	d.out = make([]byte, 0, guess+writeSlack)
 	d.minRef = math.MaxInt64
 	err = d.run(math.MaxInt64, math.MaxInt64)
 	return d.out, err

@@ -52,7 +52,7 @@ func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
 		return nil, err
 	}
 	ix := &Index{hdr: h, opt: opt}
-	d := decoder{inBase: HeaderSize, end: h.Size, first: true}
+	d := decoder{inBase: HeaderSize, end: h.Size, first: true, trackRef: true}
 	d.setOptions(opt)
 	cr := chunkReader{r: r, end: h.Size}
 	d.out = make([]byte, 0, maxWindow+groupBlocks*(int(blockTarget)+outSlack)+outSlack)

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -115,6 +116,9 @@ func (s *scanner) run(st *Stats) error {
 		soft = len(in) - maxPacket
 	}
 	var err error
+	fastEnd := min(soft, len(in)-8)
+	maxFast := s.maxOut - outSlack
+	var kinds [2]int
 	if s.first && pos < len(in) {
 		s.first = false
 		if f := in[pos]; f > 0x11 {
@@ -140,7 +144,26 @@ func (s *scanner) run(st *Stats) error {
 			}
 		}
 	}
+	// The fast loop handles short matches and matches once no distance can
+	// reach before the output's start, away from the limit and the buffer's
+	// end: they need no check but the state they leave. A table gives each
+	// flag's header size, base length and where its little-literal count is.
 	for pos < len(in) {
+		for pos <= fastEnd && olen >= maxWindow && olen <= maxFast {
+			w := binary.LittleEndian.Uint64(in[pos:])
+			e := scanTable[byte(w)]
+			if e.hdr == 0 {
+				break
+			}
+			lit := int(w>>e.litShift) & 3
+			olen += int64(int(e.base) + int(byte(w>>8)&e.ext) + lit)
+			pos += int(e.hdr) + lit
+			kinds[e.kind]++
+			state = uint8((lit+3)>>2) * stLittle
+		}
+		if pos >= len(in) {
+			break
+		}
 		if pos > soft {
 			err = errNeedInput
 			break
@@ -279,9 +302,35 @@ func (s *scanner) run(st *Stats) error {
 		}
 	}
 done:
+	st.ShortMatches += kinds[0]
+	st.Matches += kinds[1]
 	if err == nil && !s.full {
 		err = errNeedInput
 	}
 	s.pos, s.olen, s.state = pos, olen, state
 	return err
 }
+
+// scanEntry describes a flag byte for the scan's fast loop; hdr == 0 sends
+// the packet to the checked path (literals, far matches, controls).
+type scanEntry struct {
+	hdr      uint8 // header bytes before the little literals
+	base     uint8 // length without the extension byte
+	ext      uint8 // 0xFF when byte 1 extends the length
+	litShift uint8 // 8 × the header byte whose low bits count the little literals
+	kind     uint8 // 0 short match, 1 match
+}
+
+var scanTable = func() (t [256]scanEntry) {
+	for f := 0x20; f < 0x40; f++ {
+		if f&0x1F == 0 {
+			t[f] = scanEntry{hdr: 4, base: 0x1F + 2, ext: 0xFF, litShift: 16, kind: 1}
+		} else {
+			t[f] = scanEntry{hdr: 3, base: uint8(f&0x1F) + 2, litShift: 8, kind: 1}
+		}
+	}
+	for f := 0x40; f < 0x100; f++ {
+		t[f] = scanEntry{hdr: 2, base: uint8(f>>5) + 1, litShift: 0}
+	}
+	return
+}()

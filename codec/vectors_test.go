@@ -388,7 +388,7 @@ func TestMaxOutputBoundsMemory(t *testing.T) {
 	s := stream(pk, body)
 	out, err := Decode(s, Options{MaxOutput: 1 << 20})
 	wantRule(t, "bomb", err, RuleOutputLimit, -1)
-	if len(out) > 1<<20 || cap(out) > 1<<20+outSlack {
+	if len(out) > 1<<20 || cap(out) > 1<<20+writeSlack {
 		t.Errorf("bomb: %d bytes, cap %d", len(out), cap(out))
 	}
 	st, serr := Scan(bytes.NewReader(s), int64(len(s)), Options{MaxOutput: 1 << 20})

@@ -1,0 +1,175 @@
+package codec
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime is the process's user+system CPU time. Benchmarks report
+// "cpu-MB/s" (bytes per CPU-second) beside wall-clock MB/s because this
+// machine is shared: wall time then measures the neighbours too.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuMeter reports cpu-MB/s for n bytes per iteration.
+func cpuMeter(b *testing.B, n int64) func() {
+	b.ResetTimer()
+	t0 := cpuTime()
+	return func() {
+		b.StopTimer()
+		if d := cpuTime() - t0; d > 0 {
+			b.ReportMetric(float64(n)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
+		}
+	}
+}
+
+// The benchmark corpus: 32 MiB of SampleData, and its default encoding.
+var (
+	benchOnce sync.Once
+	benchRaw  []byte
+	benchEnc  []byte
+)
+
+func benchCorpus(b *testing.B) ([]byte, []byte) {
+	benchOnce.Do(func() {
+		benchRaw = SampleData(42, 32<<20)
+		benchEnc = Encode(benchRaw, EncodeOptions{Tag: "bench"})
+	})
+	return benchRaw, benchEnc
+}
+
+func BenchmarkDecode(b *testing.B) {
+	raw, enc := benchCorpus(b)
+	b.SetBytes(int64(len(raw)))
+	done := cpuMeter(b, int64(len(raw)))
+	for b.Loop() {
+		if _, err := Decode(enc, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	done()
+}
+
+func BenchmarkScan(b *testing.B) {
+	raw, enc := benchCorpus(b)
+	r := bytes.NewReader(enc)
+	b.SetBytes(int64(len(raw))) // MB/s of output, comparable with Decode
+	done := cpuMeter(b, int64(len(raw)))
+	for b.Loop() {
+		if _, err := Scan(r, int64(len(enc)), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	done()
+}
+
+func benchEncode(b *testing.B, best bool) {
+	raw, _ := benchCorpus(b)
+	b.SetBytes(int64(len(raw)))
+	var n int
+	done := cpuMeter(b, int64(len(raw)))
+	for b.Loop() {
+		n = len(Encode(raw, EncodeOptions{Best: best}))
+	}
+	done()
+	b.ReportMetric(float64(len(raw))/float64(n), "ratio")
+}
+
+func BenchmarkEncode(b *testing.B)     { benchEncode(b, false) }
+func BenchmarkEncodeBest(b *testing.B) { benchEncode(b, true) }
+
+func BenchmarkNewIndex(b *testing.B) {
+	raw, enc := benchCorpus(b)
+	r := bytes.NewReader(enc)
+	b.SetBytes(int64(len(raw)))
+	var ix *Index
+	b.ResetTimer()
+	for b.Loop() {
+		var err error
+		if ix, err = NewIndex(r, int64(len(enc)), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(100*float64(ix.MemSize())/float64(ix.Size()), "index-%")
+}
+
+// BenchmarkRandomRead4K: cold 4 KiB reads at random offsets of the 32 MiB
+// decoded stream, no cache (every read decodes its block from the group's
+// snapshot). Reports the median and p99 latency.
+func BenchmarkRandomRead4K(b *testing.B) {
+	_, enc := benchCorpus(b)
+	r := bytes.NewReader(enc)
+	ix, err := NewIndex(r, int64(len(enc)), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	p := make([]byte, 4096)
+	var lat []time.Duration
+	b.SetBytes(4096)
+	b.ResetTimer()
+	for b.Loop() {
+		off := rng.Int64N(ix.Size() - 4096)
+		t0 := time.Now()
+		if _, err := ix.ReadAt(r, p, off); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+}
+
+// BenchmarkDecodeBlockWarm: a block decoded with its predecessor as the
+// window (what the cache does on sequential reads).
+func BenchmarkDecodeBlockWarm(b *testing.B) {
+	_, enc := benchCorpus(b)
+	r := bytes.NewReader(enc)
+	ix, err := NewIndex(r, int64(len(enc)), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := ix.NumBlocks() / 2
+	prev, _ := ix.DecodeBlock(r, i-1, nil)
+	_, n := ix.Block(i)
+	b.SetBytes(int64(n))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := ix.DecodeBlock(r, i, prev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The physical limits: Go's copy of the same sizes.
+func BenchmarkCopy32M(b *testing.B) {
+	raw, _ := benchCorpus(b)
+	dst := make([]byte, len(raw))
+	b.SetBytes(int64(len(raw)))
+	done := cpuMeter(b, int64(len(raw)))
+	for b.Loop() {
+		copy(dst, raw)
+	}
+	done()
+}
+
+func BenchmarkCopy4K(b *testing.B) {
+	raw, _ := benchCorpus(b)
+	dst := make([]byte, 4096)
+	rng := rand.New(rand.NewPCG(7, 7))
+	b.SetBytes(4096)
+	b.ResetTimer()
+	for b.Loop() {
+		copy(dst, raw[rng.IntN(len(raw)-4096):])
+	}
+}
