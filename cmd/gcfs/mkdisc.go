@@ -2,8 +2,11 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -29,21 +32,36 @@ func mkdiscCommand() *cli.Command {
 }
 
 func runMkdisc(c *cli.Context) error {
-	if c.NArg() != 1 {
+	// SPEC writes the flags after OUT; urfave/cli stops at the first
+	// argument, so the rest is parsed here with the same flags.
+	args := c.Args().Slice()
+	if len(args) == 0 {
 		return errors.New("mkdisc: want one argument, OUT (see gcfs mkdisc --help)")
 	}
-	out := c.Args().First()
-	layout := mkdisc.Layout(c.String("layout"))
+	out := args[0]
+	fs := flag.NewFlagSet("mkdisc", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	layoutName := fs.String("layout", c.String("layout"), "")
+	seed := fs.Int64("seed", c.Int64("seed"), "")
+	quiet := fs.Bool("quiet", c.Bool("quiet"), "")
+	fs.BoolVar(quiet, "q", c.Bool("quiet"), "")
+	if err := fs.Parse(args[1:]); err != nil {
+		return fmt.Errorf("mkdisc: %v (see gcfs mkdisc --help)", err)
+	}
+	if fs.NArg() != 0 {
+		return fmt.Errorf("mkdisc: want one argument, OUT; got %d (see gcfs mkdisc --help)", 1+fs.NArg())
+	}
+	layout := mkdisc.Layout(*layoutName)
 	if layout != mkdisc.Retail && layout != mkdisc.Small {
-		return fmt.Errorf("mkdisc: unknown layout %q (want retail or small)", c.String("layout"))
+		return fmt.Errorf("mkdisc: unknown layout %q (want retail or small)", *layoutName)
 	}
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
 		return fmt.Errorf("mkdisc: %s is a directory", out)
 	}
 	start := time.Now()
-	res, err := mkdisc.Generate(out, layout, c.Int64("seed"))
+	res, err := mkdisc.Generate(out, layout, *seed)
 	if err != nil {
-		return fmt.Errorf("mkdisc: %s: %w", out, unwrapPathError(err))
+		return fmt.Errorf("mkdisc: %s: %s", out, strings.TrimPrefix(unwrapPathError(err).Error(), "mkdisc: "))
 	}
 	mpath := out + ".manifest.tsv"
 	mf, err := os.Create(mpath)
@@ -57,9 +75,9 @@ func runMkdisc(c *cli.Context) error {
 	if err := mf.Close(); err != nil {
 		return fmt.Errorf("mkdisc: %s: %w", mpath, err)
 	}
-	if !c.Bool("quiet") {
+	if !*quiet {
 		fmt.Fprintf(c.App.Writer, "%s: %s layout, seed %d, %d bytes, %d files in the tree (%s); manifest %s\n",
-			out, layout, c.Int64("seed"), res.ImageSize, len(res.Manifest), time.Since(start).Round(time.Millisecond), mpath)
+			out, layout, *seed, res.ImageSize, len(res.Manifest), time.Since(start).Round(time.Millisecond), mpath)
 	}
 	return nil
 }

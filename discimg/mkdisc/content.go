@@ -100,6 +100,10 @@ func rngFor(seed int64, labels ...any) *rand.Rand {
 	return rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15))
 }
 
+// testPlainCap, when set, bounds every stream's decoded size: tests of the
+// retail layout's structure need not encode 170 MB (under -race).
+var testPlainCap int
+
 // stream is one WAD stream the generator made: its bytes as on disc and what
 // they decode to (only the size and hash are kept).
 type stream struct {
@@ -112,6 +116,9 @@ type stream struct {
 // makeStream encodes plainSize bytes of asset-like content with tag. When the
 // result is longer than capacity (0: no limit) it retries with less content.
 func makeStream(rng *rand.Rand, tag string, plainSize int, capacity int64) (stream, error) {
+	if testPlainCap > 0 {
+		plainSize = min(plainSize, testPlainCap)
+	}
 	for attempt := 0; attempt < 8; attempt++ {
 		plain := assetData(rng, tag, plainSize)
 		data := codec.Encode(plain, codec.EncodeOptions{Tag: tag})

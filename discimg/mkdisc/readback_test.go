@@ -9,6 +9,7 @@ import (
 
 	"gcfs/codec"
 	"gcfs/discimg"
+	"gcfs/discimg/isowriter"
 )
 
 var (
@@ -18,11 +19,20 @@ var (
 
 type builtLayout struct {
 	files []*genFile
+	opt   isowriter.Options
 	err   error
 }
 
 // built builds a layout in memory once per test binary (no image is written).
 func built(t *testing.T, l Layout) []*genFile {
+	files, _ := builtOpt(t, l)
+	return files
+}
+
+// builtOpt is built with the volume options. The retail layout's streams are
+// capped at 64 KiB of content here: its placement and tables are what the tests
+// check, and encoding 170 MB under -race would take minutes.
+func builtOpt(t *testing.T, l Layout) ([]*genFile, isowriter.Options) {
 	t.Helper()
 	buildMutex.Lock()
 	defer buildMutex.Unlock()
@@ -31,14 +41,18 @@ func built(t *testing.T, l Layout) []*genFile {
 		if b.err != nil {
 			t.Fatal(b.err)
 		}
-		return b.files
+		return b.files, b.opt
 	}
-	files, _, err := build(l, 1)
-	buildOnce.Store(l, &builtLayout{files, err})
+	if l == Retail {
+		testPlainCap = 64 << 10
+		defer func() { testPlainCap = 0 }()
+	}
+	files, opt, err := build(l, 1)
+	buildOnce.Store(l, &builtLayout{files, opt, err})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return files
+	return files, opt
 }
 
 // TestContainersReadBack reads every generated G/ container's header with
