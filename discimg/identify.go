@@ -51,8 +51,8 @@ var Releases = map[string]Release{
 // maxSystemCNF bounds how much of SYSTEM.CNF is read: the real one is 60 bytes.
 const maxSystemCNF = 4096
 
-// hashBuffer is the read size for hashing the image; holes of a sparse file
-// read quickly, so big reads keep the hash the only cost.
+// hashBuffer is the read size for hashing the image. Blocks wholly inside a
+// hole of a sparse file are not read at all (holeFinder): zeros are hashed.
 const hashBuffer = 4 << 20
 
 var serialName = regexp.MustCompile(`^([A-Z]{4})[_-]?(\d{3})\.?(\d{2})$`)
@@ -234,13 +234,16 @@ func hashRange(r io.ReaderAt, off, n int64, bufSize int) (string, error) {
 
 func pipelinedHash(h hash.Hash, r io.ReaderAt, off, n int64, bufSize int) error {
 	type block struct {
-		b   []byte
-		err error
+		b    []byte
+		hole bool // b's length of zeros, not read
+		err  error
 	}
 	free := make(chan []byte, 2)
 	full := make(chan block, 2)
 	free <- make([]byte, bufSize)
 	free <- make([]byte, bufSize)
+	zeros := make([]byte, bufSize)
+	holes := newHoleFinder(r)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -253,13 +256,18 @@ func pipelinedHash(h hash.Hash, r io.ReaderAt, off, n int64, bufSize int) error 
 				return
 			}
 			b = b[:min(int64(bufSize), off+n-pos)]
-			err := readFull(r, b, pos)
+			var blk block
+			if holes.isHole(pos, int64(len(b))) {
+				blk = block{b: b, hole: true}
+			} else {
+				blk = block{b: b, err: readFull(r, b, pos)}
+			}
 			select {
-			case full <- block{b, err}:
+			case full <- blk:
 			case <-done:
 				return
 			}
-			if err != nil {
+			if blk.err != nil {
 				return
 			}
 			pos += int64(len(b))
@@ -269,7 +277,11 @@ func pipelinedHash(h hash.Hash, r io.ReaderAt, off, n int64, bufSize int) error 
 		if blk.err != nil {
 			return blk.err
 		}
-		h.Write(blk.b)
+		if blk.hole {
+			h.Write(zeros[:len(blk.b)])
+		} else {
+			h.Write(blk.b)
+		}
 		free <- blk.b[:cap(blk.b)]
 	}
 	return nil
