@@ -172,6 +172,7 @@ type record struct {
 
 const (
 	flagDir         = 1 << 1
+	flagAssociated  = 1 << 2 // a companion file (Apple resource fork) of the same name
 	flagMultiExtent = 1 << 7
 )
 
@@ -194,12 +195,15 @@ func parseRecord(b []byte, off int64) (*record, error) {
 	rec := &record{length: n, flags: b[25], id: b[33 : 33+idLen]}
 	lba, ok1 := both32(b[2:10])
 	size, ok2 := both32(b[10:18])
-	rec.lba, rec.size = int64(lba), int64(size)
+	// An extended attribute record of b[1] blocks precedes the data in the extent.
+	rec.lba, rec.size = int64(lba)+int64(b[1]), int64(size)
 	switch {
 	case !ok1:
 		rec.err = &FormatError{What: "directory record", Offset: off + 2, Reason: fmt.Sprintf("extent LBA little-endian %d differs from big-endian %d", lba, binary.BigEndian.Uint32(b[6:]))}
 	case !ok2:
 		rec.err = &FormatError{What: "directory record", Offset: off + 10, Reason: fmt.Sprintf("data length little-endian %d differs from big-endian %d", size, binary.BigEndian.Uint32(b[14:]))}
+	case b[26] != 0 || b[27] != 0:
+		rec.err = &FormatError{What: "directory record", Offset: off + 26, Reason: fmt.Sprintf("interleaved extent (unit size %d, gap %d) is not supported", b[26], b[27])}
 	}
 	return rec, nil
 }
@@ -315,6 +319,9 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 			pos += rec.length
 			if len(rec.id) == 1 && (rec.id[0] == 0 || rec.id[0] == 1) {
 				continue // "." and ".."
+			}
+			if rec.flags&flagAssociated != 0 {
+				continue // not part of the tree; it would collide with its main file's name
 			}
 			name, nerr := recordName(rec.id)
 			if nerr != nil {

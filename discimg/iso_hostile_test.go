@@ -488,3 +488,24 @@ func TestTreeByteBound(t *testing.T) {
 		t.Errorf("%d directories refused, want %d", bounded, 10-maxTreeBytes/maxDirBytes+1)
 	}
 }
+
+func TestRecordVariants(t *testing.T) {
+	img := ownImage(t)
+	// Interleaved: listed with an error.
+	off := recordOffset(t, img, "G/F020.WAD")
+	img[off+26] = 1
+	// Associated file: a hidden companion, not listed.
+	off = recordOffset(t, img, "G/F021.WAD")
+	img[off+25] |= 4
+	// Extended attribute record of one block: the data starts one block later.
+	off = recordOffset(t, img, "G/F022.WAD")
+	lba := binary.LittleEndian.Uint32(img[off+2:])
+	put32both(img[off+2:], lba-1)
+	img[off+1] = 1
+	im := mustOpen(t, img)
+	wantErr(t, im, "G/F020.WAD", "interleaved")
+	if _, ok := im.Lookup("G/F021.WAD"); ok {
+		t.Errorf("associated file listed")
+	}
+	stillServed(t, im, "G/F022.WAD", "G/F023.WAD")
+}
