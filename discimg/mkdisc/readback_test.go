@@ -62,6 +62,7 @@ func TestContainersReadBack(t *testing.T) {
 	for _, l := range []Layout{Small, Retail} {
 		t.Run(string(l), func(t *testing.T) {
 			readings := map[string]int{}
+			ties := map[string]bool{}
 			for _, f := range built(t, l) {
 				if !isG(f.path) {
 					continue
@@ -83,6 +84,13 @@ func TestContainersReadBack(t *testing.T) {
 				if string(c.Reading) != f.info.Reading || c.Family != f.info.Family {
 					t.Errorf("%s: read as %s %s, generated as %s %s (candidates %+v)", f.path, c.Family, c.Reading, f.info.Family, f.info.Reading, c.Candidates)
 					continue
+				}
+				// Unambiguous: every other reading is inconsistent or covers
+				// strictly less, so no tie-break decides.
+				for _, k := range c.Candidates {
+					if k.Reading != c.Reading && k.Consistent && k.Coverage >= c.Coverage && c.Coverage > 0 {
+						ties[f.path+" "+string(k.Reading)] = true
+					}
 				}
 				if c.Sentinels != f.info.Sentinels || c.Unused != f.info.Unused || c.Skipped != f.info.Sentinels+f.info.Unused {
 					t.Errorf("%s: read %d sentinels, %d unused, %d skipped; generated %d sentinels, %d unused", f.path, c.Sentinels, c.Unused, c.Skipped, f.info.Sentinels, f.info.Unused)
@@ -108,6 +116,9 @@ func TestContainersReadBack(t *testing.T) {
 				}
 			}
 			t.Logf("readings: %v", readings)
+			for k := range ties {
+				t.Errorf("%s: another reading is consistent and covers as much", k)
+			}
 			for _, r := range []string{readingPairsBytes, readingPairsSectors, readingStartList, readingLevel} {
 				if readings[r] == 0 {
 					t.Errorf("no container read as %s", r)
