@@ -355,3 +355,33 @@ func (m *memWriter) WriteAt(p []byte, off int64) (int, error) {
 	copy(m.b[off:], p)
 	return len(p), nil
 }
+
+func TestXorrisoAgrees(t *testing.T) {
+	need(t, "xorriso")
+	files := sampleFiles()
+	p, _ := writeImage(t, files, Options{VolumeID: "TEST", DirLBAs: map[string]int64{"": 261, "G": 262}})
+	cmd := exec.Command("xorriso", "-indev", p, "-find", "/", "-type", "f", "-exec", "lsdl")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("xorriso: %v\n%s", err, stderr.String())
+	}
+	if m := regexp.MustCompile(`(?i)(warning|sorry|failure|mishap)`).FindString(stderr.String()); m != "" {
+		t.Errorf("xorriso complains:\n%s", stderr.String())
+	}
+	// "-r-xr-xr-x    1 0        0            1504 Nov 11  2003 '/G/F000.WAD'"
+	got := map[string]int64{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 9 {
+			continue
+		}
+		size, err := strconv.ParseInt(f[4], 10, 64)
+		if err != nil {
+			t.Fatalf("xorriso line %q", l)
+		}
+		got[strings.TrimPrefix(strings.Trim(f[len(f)-1], "'"), "/")] = size
+	}
+	compareListing(t, "xorriso", got, expected(files))
+}
