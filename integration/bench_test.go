@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
+
+	"gcfs/fsnode/fusefs"
 )
 
 // benchLayout is the disc the benchmarks use: retail (large files, the
@@ -75,6 +78,9 @@ func mountMinimal(b *testing.B, image string, off, size int64) string {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := fusefs.SetReadAhead(mnt, benchReadAhead()); err != nil {
+		b.Logf("minimal server keeps 128 KiB readahead: %v", err)
+	}
 	b.Cleanup(func() {
 		if err := srv.Unmount(); err != nil {
 			syscall.Unmount(mnt, syscall.MNT_DETACH)
@@ -82,6 +88,15 @@ func mountMinimal(b *testing.B, image string, off, size int64) string {
 		img.Close()
 	})
 	return mnt + "/data"
+}
+
+// benchReadAhead is the minimal server's readahead: gcfs's own unless
+// GCFS_BENCH_RA_KB overrides both (to compare settings).
+func benchReadAhead() int {
+	if kb, err := strconv.Atoi(os.Getenv("GCFS_BENCH_RA_KB")); err == nil && kb > 0 {
+		return kb << 10
+	}
+	return fusefs.DefaultReadAhead
 }
 
 // readSpan reads n bytes from path at off in 1 MiB reads and returns MB/s.
@@ -138,6 +153,9 @@ func BenchmarkRawSequential(b *testing.B) {
 	m := testMount(b, d.path)
 	off := xattrIntB(b, m.path(big.Path), "user.gcfs.offset")
 	minimal := mountMinimal(b, d.path, off, big.Size)
+	if os.Getenv("GCFS_BENCH_RA_KB") != "" {
+		fusefs.SetReadAhead(m.dir, benchReadAhead())
+	}
 	b.Logf("%s: %d bytes, reading %d", big.Path, big.Size, n)
 	canDrop := dropCaches()
 	if !canDrop {

@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -166,7 +170,33 @@ func Mount(mountpoint string, t *fsnode.Tree, opt Options) (*fuse.Server, error)
 	root := NewRoot(t, opt)
 	fo := MountOptions(opt)
 	fo.RootStableAttr = &fs.StableAttr{Mode: fuse.S_IFDIR, Ino: rootIno(t.Root.Ino)}
-	return fs.Mount(mountpoint, root, fo)
+	srv, err := fs.Mount(mountpoint, root, fo)
+	if err != nil {
+		return nil, err
+	}
+	if err := SetReadAhead(mountpoint, DefaultReadAhead); err != nil && opt.Debug && opt.Logf != nil {
+		opt.Logf("gcfs: readahead stays at the kernel's default: %v", err)
+	}
+	return srv, nil
+}
+
+// DefaultReadAhead is the readahead window Mount sets: as large as splicing
+// allows (go-fuse splices a reply through a pipe that must hold the header,
+// the data and a page, and pipes are at most 1 MiB by default).
+const DefaultReadAhead = 1<<20 - 8<<10
+
+// SetReadAhead raises the kernel's readahead window for the mount at dir
+// (its backing device's read_ahead_kb), so sequential reads arrive as
+// requests of n bytes rather than the default 128 KiB. FUSE's INIT cannot
+// raise it past that default; only root may write the sysfs knob, so
+// failing is normal for other users and harmless.
+func SetReadAhead(dir string, n int) error {
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		return err
+	}
+	p := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev))
+	return os.WriteFile(p, []byte(strconv.Itoa(n/1024)), 0)
 }
 
 func rootIno(ino uint64) uint64 {
