@@ -58,6 +58,20 @@ func BenchmarkDecode(b *testing.B) {
 	done()
 }
 
+// BenchmarkAppendDecode: the decode loop alone, into a reused buffer.
+func BenchmarkAppendDecode(b *testing.B) {
+	raw, enc := benchCorpus(b)
+	buf := make([]byte, 0, len(raw)+writeSlack)
+	b.SetBytes(int64(len(raw)))
+	done := cpuMeter(b, int64(len(raw)))
+	for b.Loop() {
+		if _, err := AppendDecode(buf[:0], enc, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	done()
+}
+
 func BenchmarkScan(b *testing.B) {
 	raw, enc := benchCorpus(b)
 	r := bytes.NewReader(enc)

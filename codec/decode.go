@@ -402,21 +402,38 @@ func grow(out []byte, extra int, limit int64) []byte {
 // Decode decodes a whole stream held in src (src may run past the declared size;
 // decoding stops at the declared size). On error the bytes decoded so far are
 // returned with it.
-func Decode(src []byte, opt Options) ([]byte, error) {
+func Decode(src []byte, opt Options) ([]byte, error) { return AppendDecode(nil, src, opt) }
+
+// AppendDecode is Decode appending to dst (which may be a reused buffer: with
+// enough capacity nothing is allocated). On error dst holds the clean prefix.
+func AppendDecode(dst, src []byte, opt Options) ([]byte, error) {
+	if dst == nil {
+		dst = []byte{}
+	}
 	h, err := parseHeaderIn(src, int64(len(src)))
 	if err != nil {
-		return []byte{}, err
+		return dst, err
 	}
 	d := decoder{in: src[HeaderSize:h.Size], inBase: HeaderSize, end: h.Size, full: true, first: true}
 	d.setOptions(opt)
-	// A guess at the output size: compressible assets expand 2-4x; the
-	// buffer grows by doubling past it. Never more than the limit allows.
-	guess := int64(len(d.in))*3 + 64
-	if guess > d.maxOut {
-		guess = d.maxOut
+	// Decode into dst[base:], so distances count from there and earlier
+	// content of dst is out of reach.
+	base := len(dst)
+	if cap(dst)-base < writeSlack {
+		// A guess at the output size: compressible assets expand 2-4x; the
+		// buffer grows by doubling past it. Never more than the limit allows.
+		guess := int64(len(d.in))*3 + 64
+		if guess > d.maxOut {
+			guess = d.maxOut
+		}
+		nb := make([]byte, base, int64(base)+guess+writeSlack)
+		copy(nb, dst)
+		dst = nb
 	}
-	d.out = make([]byte, 0, guess+writeSlack)
-	d.minRef = math.MaxInt64
+	d.out = dst[base:base]
 	err = d.run(math.MaxInt64, math.MaxInt64)
-	return d.out, err
+	if &d.out[:1][0] == &dst[base : base+1][0] {
+		return dst[:base+len(d.out)], err // decoded in place
+	}
+	return append(dst[:base], d.out...), err // the output grew elsewhere
 }

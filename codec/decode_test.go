@@ -81,3 +81,28 @@ func TestRoundTripQuick(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendDecode(t *testing.T) {
+	src := SampleData(4, 100000)
+	enc := Encode(src, EncodeOptions{})
+	prefix := []byte("already here")
+	for _, capx := range []int{0, 200000} {
+		dst := make([]byte, len(prefix), len(prefix)+capx)
+		copy(dst, prefix)
+		got, err := AppendDecode(dst, enc, Options{})
+		if err != nil || !bytes.Equal(got[:len(prefix)], prefix) || !bytes.Equal(got[len(prefix):], src) {
+			t.Fatalf("cap %d: err %v", capx, err)
+		}
+		if capx > 0 && &got[0] != &dst[0] {
+			t.Errorf("cap %d: reallocated although the buffer was large enough", capx)
+		}
+	}
+	// A match may not reach into what dst held before.
+	dst := []byte("xyzw")
+	_, err := AppendDecode(dst, stream(b(0x11, 0x00, 0x00, 0x40, 0x00)), Options{})
+	wantRule(t, "reach into dst", err, RuleDistance, HeaderSize+3)
+	// The limit counts only the new output.
+	if _, err := AppendDecode(make([]byte, 100), stream(b(0x01, "abcd", 0xC0, 0x00)), Options{MaxOutput: 11}); err != nil {
+		t.Errorf("limit counted dst: %v", err)
+	}
+}

@@ -49,7 +49,7 @@ func Encode(src []byte, opt EncodeOptions) []byte {
 	if opt.Best {
 		e.depth, e.nice, e.lazyMax = 512, maxMatchLen, maxMatchLen
 	} else {
-		e.depth, e.nice, e.lazyMax = 12, 64, 24
+		e.depth, e.nice, e.lazyMax = 8, 32, 16
 	}
 	e.compress()
 	putHeader(e.out, len(e.out), opt.Tag)

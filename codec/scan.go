@@ -151,15 +151,25 @@ func (s *scanner) run(st *Stats) error {
 	for pos < len(in) {
 		for pos <= fastEnd && olen >= maxWindow && olen <= maxFast {
 			w := binary.LittleEndian.Uint64(in[pos:])
+			if f := byte(w); f >= 0x40 {
+				l := int(f & 3)
+				pos += 2 + l
+				olen += int64(int(f>>5) + 1 + l)
+				kinds[0]++
+				state = uint8((l+3)>>2) * stLittle
+				continue
+			}
 			e := scanTable[byte(w)]
-			if e.hdr == 0 {
+			if e.adv == 0 {
 				break
 			}
-			lit := int(w>>e.litShift) & 3
+			// Short matches: adv already holds the little literals and
+			// litMask is 0; matches take theirs from a later header byte.
+			lit := int(w>>e.litShift) & int(e.litMask)
+			pos += int(e.adv) + lit
 			olen += int64(int(e.base) + int(byte(w>>8)&e.ext) + lit)
-			pos += int(e.hdr) + lit
 			kinds[e.kind]++
-			state = uint8((lit+3)>>2) * stLittle
+			state = uint8((int(e.flagLit)+lit+3)>>2) * stLittle
 		}
 		if pos >= len(in) {
 			break
@@ -311,26 +321,28 @@ done:
 	return err
 }
 
-// scanEntry describes a flag byte for the scan's fast loop; hdr == 0 sends
+// scanEntry describes a flag byte for the scan's fast loop; adv == 0 sends
 // the packet to the checked path (literals, far matches, controls).
 type scanEntry struct {
-	hdr      uint8 // header bytes before the little literals
-	base     uint8 // length without the extension byte
+	adv      uint8 // input advance, less little literals counted in a later byte
+	base     uint8 // output length, less the extension byte and later-counted literals
 	ext      uint8 // 0xFF when byte 1 extends the length
 	litShift uint8 // 8 × the header byte whose low bits count the little literals
+	litMask  uint8 // 3 when that byte counts them, 0 when adv/base already do
+	flagLit  uint8 // little literals counted in the flag itself (short matches)
 	kind     uint8 // 0 short match, 1 match
 }
 
 var scanTable = func() (t [256]scanEntry) {
 	for f := 0x20; f < 0x40; f++ {
 		if f&0x1F == 0 {
-			t[f] = scanEntry{hdr: 4, base: 0x1F + 2, ext: 0xFF, litShift: 16, kind: 1}
+			t[f] = scanEntry{adv: 4, base: 0x1F + 2, ext: 0xFF, litShift: 16, litMask: 3, kind: 1}
 		} else {
-			t[f] = scanEntry{hdr: 3, base: uint8(f&0x1F) + 2, litShift: 8, kind: 1}
+			t[f] = scanEntry{adv: 3, base: uint8(f&0x1F) + 2, litShift: 8, litMask: 3, kind: 1}
 		}
 	}
 	for f := 0x40; f < 0x100; f++ {
-		t[f] = scanEntry{hdr: 2, base: uint8(f>>5) + 1, litShift: 0}
+		t[f] = scanEntry{adv: 2 + uint8(f&3), base: uint8(f>>5) + 1 + uint8(f&3), flagLit: uint8(f & 3)}
 	}
 	return
 }()
