@@ -64,20 +64,30 @@ func runMkdisc(c *cli.Context) error {
 		return fmt.Errorf("mkdisc: %s: %s", out, strings.TrimPrefix(unwrapPathError(err).Error(), "mkdisc: "))
 	}
 	mpath := out + ".manifest.tsv"
-	mf, err := os.Create(mpath)
-	if err != nil {
+	if err := writeManifestFile(mpath, res.Manifest); err != nil {
+		os.Remove(out) // an image without its manifest is no use to anyone
 		return fmt.Errorf("mkdisc: %s: %w", mpath, unwrapPathError(err))
-	}
-	if err := mkdisc.WriteManifest(mf, res.Manifest); err != nil {
-		mf.Close()
-		return fmt.Errorf("mkdisc: %s: %w", mpath, err)
-	}
-	if err := mf.Close(); err != nil {
-		return fmt.Errorf("mkdisc: %s: %w", mpath, err)
 	}
 	if !*quiet {
 		fmt.Fprintf(c.App.Writer, "%s: %s layout, seed %d, %d bytes, %d files in the tree (%s); manifest %s\n",
 			out, layout, *seed, res.ImageSize, len(res.Manifest), time.Since(start).Round(time.Millisecond), mpath)
+	}
+	return nil
+}
+
+func writeManifestFile(path string, m []mkdisc.ManifestEntry) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := mkdisc.WriteManifest(f, m); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return err
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ type slot struct {
 	style       rawStyle
 }
 
-// familyNames gives the SPEC names of a family's table entries.
+// entryName is the SPEC name of table entry i of a family's container.
 func entryName(family string, i, entries int) string {
 	switch family {
 	case "MISC":
