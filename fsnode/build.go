@@ -114,15 +114,43 @@ func (b *builder) rangeErr(n *Node, recorded error) error {
 // containers reads the table of every G/*.WAD and turns the readable ones into
 // directories of their extents.
 func (b *builder) containers() {
-	for _, pc := range b.pending {
+	// The tables are read in parallel (a header read each); the nodes are
+	// made in order afterwards.
+	type result struct {
+		c   *discimg.Container
+		err error
+	}
+	results := make([]result, len(b.pending))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				n := b.pending[i].n
+				if n.staticErr != nil && !errors.Is(n.staticErr, ErrShortImage) {
+					results[i].err = n.staticErr
+					continue
+				}
+				r := &imageRange{r: b.t.Image.R, imgSize: b.t.Image.Size, base: n.off, size: n.size, path: n.Entry().Path}
+				results[i].c, results[i].err = discimg.ReadContainer(n.Name, r, n.size)
+			}
+		}()
+	}
+	for i := range b.pending {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, pc := range b.pending {
 		n := pc.n
+		c, err := results[i].c, results[i].err
 		if n.staticErr != nil && !errors.Is(n.staticErr, ErrShortImage) {
 			n.tableErr = n.staticErr
 			b.t.logf("%s: stays a plain file: %v", n.Entry().Path, n.staticErr)
 			continue
 		}
-		r := &imageRange{r: b.t.Image.R, imgSize: b.t.Image.Size, base: n.off, size: n.size, path: n.Entry().Path}
-		c, err := discimg.ReadContainer(n.Name, r, n.size)
 		if err != nil || c == nil {
 			if err == nil {
 				err = errors.New("no table")

@@ -279,12 +279,18 @@ func (x *extractor) file(n *fsnode.Node, buf []byte) error {
 	}
 	var werr error
 	off, size, _ := n.ImageRange()
-	if n.Kind == fsnode.Raw && x.image != nil && off+size <= x.imgLen {
+	written := r.Size() // copyRawSparse and copySparse may leave a hole at the end
+	switch {
+	case n.Kind == fsnode.Raw && x.image != nil && off+size <= x.imgLen && size <= smallFile:
+		// One in-kernel copy; looking for holes costs more than it saves.
+		werr = copyRangeKernel(int(f.Fd()), int(x.image.Fd()), f, x.image, off, off+size, off, buf)
+	case n.Kind == fsnode.Raw && x.image != nil && off+size <= x.imgLen:
 		werr = copyRawSparse(f, x.image, off, size, buf)
-	} else {
-		werr = copySparse(f, r, buf)
+		written = -1
+	default:
+		written, werr = copySparse(f, r, buf)
 	}
-	if werr == nil {
+	if werr == nil && written != r.Size() {
 		werr = f.Truncate(r.Size())
 	}
 	if cerr := f.Close(); werr == nil && cerr != nil {
@@ -300,9 +306,14 @@ func (x *extractor) file(n *fsnode.Node, buf []byte) error {
 	return nil
 }
 
-// copySparse copies r into f, leaving all-zero chunks as holes.
-func copySparse(f *os.File, r fsnode.Reader, buf []byte) error {
+// smallFile: raw files up to this size are copied without looking for holes.
+const smallFile = 1 << 20
+
+// copySparse copies r into f, leaving all-zero chunks as holes; it returns
+// the end of the last chunk written.
+func copySparse(f *os.File, r fsnode.Reader, buf []byte) (int64, error) {
 	size := r.Size()
+	var written int64
 	for off := int64(0); off < size; {
 		n := int64(len(buf))
 		if size-off < n {
@@ -313,16 +324,17 @@ func copySparse(f *os.File, r fsnode.Reader, buf []byte) error {
 			if err == nil || err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
-			return err
+			return written, err
 		}
 		if !allZero(buf[:n]) {
 			if _, err := f.WriteAt(buf[:n], off); err != nil {
-				return err
+				return written, err
 			}
+			written = off + n
 		}
 		off += n
 	}
-	return nil
+	return written, nil
 }
 
 func allZero(b []byte) bool {
