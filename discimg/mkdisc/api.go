@@ -3,6 +3,26 @@
 // family, level headers as in the levels table, WAD streams where the retail disc
 // has them), and the manifest of the tree gcfs must show for it, computed from
 // the generator's own knowledge, never by reading the image back.
+//
+// What it writes, briefly (DISC-FACTS is the reference):
+//   - Tables in every reading DISC-FACTS calls uncertain, each written so that it
+//     wins the measurement outright: pairs with byte sizes (SCENE, MPEG, GADGET,
+//     SPACE, AUDIO<n>, HUD), pairs with sector sizes (MISC, ARMOR, BONUS) and
+//     flat start lists (SCENE<n>, the global AUDIO). Extents tile the data
+//     sectors, so the intended reading covers every one of them.
+//   - Sentinels where the notes report them (35 in MPEG, 10 in GADGET, one in
+//     every SCENE<n>), unused zero entries, equal starts, and tail overruns: a
+//     container whose size is not a sector multiple ends inside its last
+//     extent's last sector, shown clamped.
+//   - WAD streams made by codec.Encode from codec.SampleData content behind a
+//     small typed header: gameplay, chunk tfrags/collision, data-lump hud banks,
+//     core_data (its size at core_index+0x8C) and transition textures, MISC irx
+//     and frontbin_net, HUD banks, most BONUS images.
+//   - Raw extents with a first sector naming them plus a little noise (retail:
+//     the rest is holes), or filled with asset-like bytes (small).
+//
+// Every generated thing draws from its own random source, derived from the seed
+// and its name, so the output does not depend on scheduling.
 package mkdisc
 
 // Layout selects the image's size and placement.

@@ -30,7 +30,7 @@ func built(t *testing.T, l Layout) []*genFile {
 }
 
 // builtOpt is built with the volume options. The retail layout's streams are
-// capped at 64 KiB of content here: its placement and tables are what the tests
+// capped at 16 KiB of content here: its placement and tables are what the tests
 // check, and encoding 170 MB under -race would take minutes.
 func builtOpt(t *testing.T, l Layout) ([]*genFile, isowriter.Options) {
 	t.Helper()
@@ -44,7 +44,7 @@ func builtOpt(t *testing.T, l Layout) ([]*genFile, isowriter.Options) {
 		return b.files, b.opt
 	}
 	if l == Retail {
-		testPlainCap = 64 << 10
+		testPlainCap = 16 << 10
 		defer func() { testPlainCap = 0 }()
 	}
 	files, opt, err := build(l, 1)
