@@ -17,7 +17,7 @@ var blockTarget int64 = 64 << 10
 const (
 	// groupBlocks is how many blocks share one window snapshot: decoding a
 	// block with no cached predecessor decodes at most this many blocks.
-	groupBlocks = 4
+	groupBlocks = 3
 )
 
 // checkpoint is a packet boundary: where a block starts in the stream and in
