@@ -131,6 +131,11 @@ func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
 		info.Coverage += sectorsOf(n)
 	}
 	info.Shown = len(f.entries)
+	for _, e := range f.entries {
+		if e.decoded != nil {
+			info.Compressed++
+		}
+	}
 	f.content.put(0, hdr)
 	f.header = hdr
 	f.info = info

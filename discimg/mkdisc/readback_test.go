@@ -95,6 +95,17 @@ func TestContainersReadBack(t *testing.T) {
 				if c.Sentinels != f.info.Sentinels || c.Unused != f.info.Unused || c.Skipped != f.info.Sentinels+f.info.Unused {
 					t.Errorf("%s: read %d sentinels, %d unused, %d skipped; generated %d sentinels, %d unused", f.path, c.Sentinels, c.Unused, c.Skipped, f.info.Sentinels, f.info.Unused)
 				}
+				compressed := 0
+				for _, e := range c.Extents {
+					b := make([]byte, 16)
+					f.content.ReadAt(b, e.Offset)
+					if codec.IsStream(b, e.Size) {
+						compressed++
+					}
+				}
+				if compressed != f.info.Compressed {
+					t.Errorf("%s: %d extents begin with a stream, generated %d", f.path, compressed, f.info.Compressed)
+				}
 				if c.Coverage != f.info.Coverage {
 					t.Errorf("%s: coverage %d sectors, generated %d", f.path, c.Coverage, f.info.Coverage)
 				}

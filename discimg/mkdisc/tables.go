@@ -249,6 +249,11 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 		binary.LittleEndian.PutUint32(hdr[12+8*i:], fSize)
 	}
 	info.Shown = len(f.entries)
+	for _, e := range f.entries {
+		if e.decoded != nil {
+			info.Compressed++
+		}
+	}
 	f.content.put(0, hdr)
 	f.header = hdr
 	f.info = info
@@ -348,6 +353,11 @@ func (g *gen) buildStartList(sf *startFamily, inv invFile) (*genFile, error) {
 		binary.LittleEndian.PutUint32(hdr[8+4*i:], word)
 	}
 	info.Shown = len(f.entries)
+	for _, e := range f.entries {
+		if e.decoded != nil {
+			info.Compressed++
+		}
+	}
 	f.content.put(0, hdr)
 	f.header = hdr
 	// A header-only SCENE<n> (retail SCENE21, 24, 25: zeros and one
