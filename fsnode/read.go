@@ -81,6 +81,7 @@ func (rr *rawReader) ReadAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
+// logShort logs the first read error of a file (later ones are the same story).
 func (n *Node) logShort(err error) {
 	if n.shortLogged.CompareAndSwap(false, true) {
 		n.tree.logf("%v", err)
@@ -208,9 +209,7 @@ func (dr *decodedReader) ReadAt(p []byte, off int64) (int, error) {
 		b, err := dr.block(i)
 		if err != nil {
 			se := &StreamError{Path: dr.n.path, ImageOffset: dr.n.off, Err: err}
-			if errors.Is(err, ErrShortImage) {
-				dr.n.logShort(se)
-			}
+			dr.n.logShort(se) // once per file: a short image, or a stream the scan passed
 			return done, se
 		}
 		if len(b) != bn || off < boff || off-boff >= int64(len(b)) {
