@@ -62,7 +62,8 @@ type fsys struct {
 	dirMode    uint32
 	fileMode   uint32
 	mtime      time.Time
-	img        *os.File // for splicing; nil: no splicing
+	imgFd      uintptr // the image's descriptor, for splicing
+	hasImgFd   bool
 	imgSize    int64
 	logf       func(format string, args ...any)
 	nodes      int64 // nodes in the tree, for Statfs
@@ -115,12 +116,14 @@ func newRoot(m *mnode, opt Options, img *os.File, imgSize, volBlocks int64) *dir
 		dirMode:   0777 &^ umask,
 		fileMode:  0666 &^ umask,
 		mtime:     opt.Mtime,
-		img:       img,
 		imgSize:   imgSize,
 		logf:      logf,
 		volBlocks: volBlocks,
 	}
 	sys.nextIno.Store(1 << 62)
+	if img != nil {
+		sys.imgFd, sys.hasImgFd = img.Fd(), true
+	}
 	return &dirNode{sys: sys, m: m, root: true}
 }
 

@@ -392,7 +392,7 @@ func (f *fileNode) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off i
 // splice answers a raw read straight from the image's file descriptor, so the
 // bytes can move kernel-side (splice) when the whole range is in the image.
 func (f *fileNode) splice(off, n, size int64) (fuse.ReadResult, bool) {
-	if f.m.kind != fsnode.Raw || f.sys.img == nil {
+	if f.m.kind != fsnode.Raw || !f.sys.hasImgFd {
 		return nil, false
 	}
 	f.mu.Lock()
@@ -405,7 +405,12 @@ func (f *fileNode) splice(off, n, size int64) (fuse.ReadResult, bool) {
 	if !ok || start > f.sys.imgSize || size > f.sys.imgSize-start {
 		return nil, false
 	}
-	return fuse.ReadResultFd(f.sys.img.Fd(), start+off, int(n)), true
+	if n > DefaultReadAhead {
+		// Too large for go-fuse's splice pipe: it would fall back to a
+		// copy anyway, logging each time. Read it ourselves instead.
+		return nil, false
+	}
+	return fuse.ReadResultFd(f.sys.imgFd, start+off, int(n)), true
 }
 
 func (f *fileNode) Getxattr(ctx context.Context, attr string, dest []byte) (n uint32, errno syscall.Errno) {
