@@ -116,11 +116,16 @@ func runExtract(c *cli.Context) error {
 			return nil
 		})
 	}
+	var badDirs []*fsnode.Node
 	for n, err := range x.bad {
-		if n.IsDir() {
-			fmt.Fprintf(stderr, "gcfs: %s: %s: %v\n", o.path, n.Path(), err)
-			failed++
+		if !errors.Is(err, errDirFailed) {
+			badDirs = append(badDirs, n)
 		}
+	}
+	sort.Slice(badDirs, func(i, j int) bool { return badDirs[i].Path() < badDirs[j].Path() })
+	for _, n := range badDirs {
+		fmt.Fprintf(stderr, "gcfs: %s: %s: %v; nothing below it extracted\n", o.path, n.Path(), x.bad[n])
+		failed++
 	}
 
 	var bar *progressbar.ProgressBar
@@ -151,12 +156,15 @@ func runExtract(c *cli.Context) error {
 	}
 	files := 0
 	for i, err := range errs {
-		if err != nil {
+		switch {
+		case errors.Is(err, errDirFailed):
+			failed++ // its directory was reported
+		case err != nil:
 			fmt.Fprintf(stderr, "gcfs: %s: %s: %v\n", o.path, todo[i].Path(), err)
 			failed++
-			continue
+		default:
+			files++
 		}
-		files++
 	}
 	if !c.Bool("quiet") {
 		fmt.Fprintf(outWriter(c), "extracted %d files, %d bytes, to %s\n", files, x.bytes.Load(), outdir)
@@ -182,6 +190,10 @@ func (x *extractor) closeAll() {
 // hold one (fsnode makes names safe); this is the writer's own guard.
 var errUnsafeName = errors.New("unsafe file name, not written")
 
+// errDirFailed: the entry's directory could not be created (reported once,
+// for the directory).
+var errDirFailed = errors.New("directory not created")
+
 // parentFD returns the descriptor of n's parent directory.
 func (x *extractor) parentFD(n *fsnode.Node) (int, error) {
 	x.mu.Lock()
@@ -189,12 +201,12 @@ func (x *extractor) parentFD(n *fsnode.Node) (int, error) {
 	if n.Parent == nil {
 		return -1, errors.New("no parent")
 	}
-	if err, bad := x.bad[n.Parent]; bad {
-		return -1, fmt.Errorf("directory %s not created: %v", n.Parent.Path(), err)
+	if _, bad := x.bad[n.Parent]; bad {
+		return -1, fmt.Errorf("%w: %s", errDirFailed, n.Parent.Path())
 	}
 	fd, ok := x.fds[n.Parent]
 	if !ok {
-		return -1, fmt.Errorf("directory %s not created", n.Parent.Path())
+		return -1, fmt.Errorf("%w: %s", errDirFailed, n.Parent.Path())
 	}
 	return fd, nil
 }
