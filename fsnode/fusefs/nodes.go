@@ -292,6 +292,10 @@ func (f *fileNode) logErr(op string, off int64, err error) {
 	if errors.Is(err, fsnode.ErrShortImage) {
 		return
 	}
+	var se *fsnode.StreamError
+	if op == "read" && f.m.kind == fsnode.Decoded && errors.As(err, &se) {
+		return // fsnode logs a decoded file's first read error itself
+	}
 	if known := f.modelErr(); known != nil && errors.Is(err, known) {
 		return
 	}
