@@ -244,6 +244,17 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 			dist = int(b1)<<3 + int(f>>2&7) + 1
 			lit = int(f & 3)
 			p = pos + 2
+		case f >= 0x20 && pos+8 <= len(in): // match, header and literals buffered
+			w := binary.LittleEndian.Uint64(in[pos:])
+			length, p = int(f&0x1F), pos+3
+			if length == 0 {
+				length, p = int(byte(w>>8))+0x1F, pos+4
+				w >>= 8
+			}
+			length += 2
+			b1 := byte(w >> 8)
+			dist = int(byte(w>>16))<<6 + int(b1>>2) + 1
+			lit = int(b1 & 3)
 		case f >= 0x20: // match
 			length = int(f & 0x1F)
 			p = pos + 1

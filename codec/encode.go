@@ -39,6 +39,8 @@ type encoder struct {
 }
 
 // Encode compresses src into one stream that keeps every writer limit of note 000 §4.
+// src must be shorter than 2 GiB (match positions are 32-bit; the header's
+// size field is too).
 func Encode(src []byte, opt EncodeOptions) []byte {
 	e := &encoder{
 		src:   src,

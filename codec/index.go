@@ -34,7 +34,7 @@ type checkpoint struct {
 // Every groupBlocks-th checkpoint has a snapshot of the output before it,
 // trimmed to what the group's matches actually reach back to (at most
 // 48 KiB), so any block decodes from its group's start without the stream's
-// beginning.
+// beginning. An Index is immutable once built: safe for concurrent use.
 type Index struct {
 	hdr   Header
 	opt   Options

@@ -177,8 +177,8 @@ func wadCompress(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(src) > 1<<32-1 {
-		return wadFail("%s: %d bytes: a stream's size field holds at most 4 GiB", name, len(src))
+	if len(src) >= 1<<31 {
+		return wadFail("%s: %d bytes: the encoder takes less than 2 GiB", name, len(src))
 	}
 	enc := codec.Encode(src, codec.EncodeOptions{Tag: tag, Best: c.Bool("best")})
 	if len(enc) > 1<<32-1 {
