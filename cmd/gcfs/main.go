@@ -27,7 +27,8 @@ func newApp() *cli.App {
 }
 
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
+	app := newApp()
+	if err := app.Run(interspersedArgs(app, os.Args)); err != nil {
 		fmt.Fprintln(os.Stderr, "gcfs:", err)
 		os.Exit(exitCode(err))
 	}
