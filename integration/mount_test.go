@@ -522,6 +522,12 @@ func TestRefusals(t *testing.T) {
 		{"mount point not empty", d.path, full, "not empty"},
 		{"already a mount", d.path, busy.dir, "already a mount"},
 	}
+	// A failure inside the background server (here fusermount3 refusing
+	// an option) reaches the caller with the helper's own words.
+	out, err := gcfs("mount", "-o", "no_such_fuse_option", d.path, empty)
+	if err == nil || !strings.Contains(err.Error(), "no_such_fuse_option") || isMounted(empty) {
+		t.Errorf("mount -o no_such_fuse_option: %v %s", err, out)
+	}
 	if os.Geteuid() != 0 {
 		unreadable := filepath.Join(tmp, "unreadable.iso")
 		os.WriteFile(unreadable, nil, 0)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
 
 	"gcfs/discimg"
 	"gcfs/fsnode"
@@ -269,17 +270,44 @@ func startBackground(cfg *mountConfig) error {
 		return fmt.Errorf("mount: %v", err)
 	}
 	defer null.Close()
+	// The server's stderr comes here until it is ready (then it points it
+	// at its log or /dev/null), so that what a helper such as fusermount3
+	// printed can be part of a failure's message.
+	er, ew, err := os.Pipe()
+	if err != nil {
+		pw.Close()
+		return fmt.Errorf("mount: %v", err)
+	}
+	defer er.Close()
+	stderrTail := make(chan string, 1)
+	go func() {
+		var last []byte
+		buf := make([]byte, 4096)
+		for {
+			n, err := er.Read(buf)
+			last = append(last, buf[:n]...)
+			if len(last) > 4096 {
+				last = last[len(last)-4096:]
+			}
+			if err != nil {
+				stderrTail <- string(last)
+				return
+			}
+		}
+	}()
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = "/"
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, ew
 	cmd.ExtraFiles = []*os.File{pw} // fd 3
 	cmd.Env = append(os.Environ(), readyFDEnv+"=3")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
+		ew.Close()
 		return fmt.Errorf("mount: starting the server: %v", err)
 	}
 	pw.Close()
+	ew.Close()
 	line, _ := bufio.NewReader(pr).ReadString('\n')
 	line = strings.TrimSpace(line)
 	if line == "ready" {
@@ -287,10 +315,32 @@ func startBackground(cfg *mountConfig) error {
 		return nil
 	}
 	werr := cmd.Wait()
-	if msg, ok := strings.CutPrefix(line, "error: "); ok {
-		return errors.New(msg)
+	detail := ""
+	select {
+	case t := <-stderrTail:
+		detail = lastLine(t)
+	case <-time.After(time.Second):
 	}
-	return fmt.Errorf("mount: the server exited before the mount was ready (%v)", werr)
+	msg, ok := strings.CutPrefix(line, "error: ")
+	if !ok {
+		msg = fmt.Sprintf("mount: the server exited before the mount was ready (%v)", werr)
+	}
+	if detail != "" && !strings.Contains(msg, detail) {
+		msg += " (" + detail + ")"
+	}
+	return errors.New(msg)
+}
+
+// lastLine returns the last non-empty line of s that is not the server's
+// own error line (which the ready pipe carries already).
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && !strings.HasPrefix(l, "gcfs: ") {
+			return l
+		}
+	}
+	return ""
 }
 
 // readyReporter tells a waiting parent how the mount went; without one it
@@ -355,6 +405,12 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 	}
 	logf("gcfs: %s mounted at %s in %v (cache %s, max decoded %s)", cfg.image, cfg.mountpoint,
 		time.Since(start).Round(time.Millisecond), humanize.IBytes(uint64(cfg.cacheSize)), humanize.IBytes(uint64(cfg.maxDecoded)))
+	if ready.f != nil {
+		// Background server: stderr was the parent's pipe until now.
+		if err := redirectStderr(cfg.logFile); err != nil {
+			logf("gcfs: %v", err)
+		}
+	}
 	ready.report(nil)
 
 	sigs := make(chan os.Signal, 2)
@@ -393,6 +449,20 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 			}
 		}
 	}
+}
+
+// redirectStderr points fd 2 at the log file, or /dev/null without one.
+func redirectStderr(logFile string) error {
+	path := logFile
+	if path == "" {
+		path = os.DevNull
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return unix.Dup2(int(f.Fd()), 2)
 }
 
 func openLog(path string) (*log.Logger, func(), error) {
