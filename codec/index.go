@@ -15,9 +15,12 @@ import (
 var blockTarget int64 = 64 << 10
 
 const (
-	// groupBlocks is how many blocks share one window snapshot: decoding a
-	// block with no cached predecessor decodes at most this many blocks.
-	groupBlocks = 3
+	// groupBlocks is how many blocks share one window snapshot, at least;
+	// a group grows (to maxGroupBlocks at most) until its snapshot is at most
+	// 1/8 of its output. Decoding a block with no cached predecessor decodes
+	// from its group's start.
+	groupBlocks    = 3
+	maxGroupBlocks = 6 // 6 × 64 KiB ≥ 8 × the largest snapshot (48 KiB)
 )
 
 // checkpoint is a packet boundary: where a block starts in the stream and in
@@ -31,15 +34,17 @@ type checkpoint struct {
 // Index gives random access to one stream's output. A decoded block is the
 // output between two checkpoints (about 64 KiB); it is the cache's unit.
 //
-// Every groupBlocks-th checkpoint has a snapshot of the output before it,
+// The first checkpoint of each group of blocks has a snapshot of the output before it,
 // trimmed to what the group's matches actually reach back to (at most
 // 48 KiB), so any block decodes from its group's start without the stream's
-// beginning. An Index is immutable once built: safe for concurrent use.
+// beginning. Snapshots total at most 1/8 of the output (groups of 3 to 6
+// blocks). An Index is immutable once built: safe for concurrent use.
 type Index struct {
-	hdr   Header
-	opt   Options
-	cps   []checkpoint // len = NumBlocks()+1; the last is the stream's end
-	snaps [][]byte     // snaps[g]: output [cps[g*groupBlocks].out-len, cps[g*groupBlocks].out)
+	hdr        Header
+	opt        Options
+	cps        []checkpoint // len = NumBlocks()+1; the last is the stream's end
+	groupFirst []int32      // first block of each group
+	snaps      [][]byte     // snaps[g]: output [cps[groupFirst[g]].out-len, cps[groupFirst[g]].out)
 }
 
 // NewIndex builds the random-access index of the stream in r (see Scan for r
@@ -55,18 +60,16 @@ func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
 	d := decoder{inBase: HeaderSize, end: h.Size, first: true, trackRef: true}
 	d.setOptions(opt)
 	cr := chunkReader{r: r, end: h.Size}
-	d.out = make([]byte, 0, maxWindow+groupBlocks*(int(blockTarget)+outSlack)+outSlack)
+	d.out = make([]byte, 0, maxWindow+maxGroupBlocks*(int(blockTarget)+outSlack)+writeSlack)
 	ix.cps = append(ix.cps, checkpoint{in: HeaderSize})
 	groupStart := int64(0) // output offset where the current group starts
+	ix.groupFirst = append(ix.groupFirst, 0)
 	d.minRef = 0
 	var in []byte
 
 	closeGroup := func() {
 		// Snapshot [minRef, groupStart) of the output before the group.
-		lo := d.minRef
-		if lo > groupStart {
-			lo = groupStart
-		}
+		lo := min(d.minRef, groupStart)
 		snap := make([]byte, groupStart-lo)
 		copy(snap, d.out[lo-d.outBase:groupStart-d.outBase])
 		ix.snaps = append(ix.snaps, snap)
@@ -94,8 +97,13 @@ func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
 		if inOff >= h.Size {
 			break
 		}
+		k := len(ix.cps) // the block starting here
 		ix.cps = append(ix.cps, checkpoint{in: inOff, out: outOff, state: d.state})
-		if (len(ix.cps)-1)%groupBlocks == 0 {
+		// Close the group once it has groupBlocks blocks and its snapshot is
+		// at most 1/8 of its output; maxGroupBlocks always satisfies that.
+		nb := k - int(ix.groupFirst[len(ix.groupFirst)-1])
+		snapLen := groupStart - min(d.minRef, groupStart)
+		if nb >= groupBlocks && snapLen*8 <= outOff-groupStart || nb >= maxGroupBlocks {
 			closeGroup()
 			// Slide: keep the window the next group may reach into.
 			keep := min(int64(len(d.out)), maxWindow)
@@ -104,6 +112,7 @@ func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
 			d.outBase = outOff - keep
 			groupStart = outOff
 			d.minRef = outOff
+			ix.groupFirst = append(ix.groupFirst, int32(k))
 		}
 	}
 	total := d.outBase + int64(len(d.out))
@@ -113,11 +122,19 @@ func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
 		ix.cps = ix.cps[:len(ix.cps)-1]
 	}
 	ix.cps = append(ix.cps, checkpoint{in: h.Size, out: total})
-	// The open group (the one holding the last block) still needs its snapshot.
-	for len(ix.snaps) < (len(ix.cps)-2)/groupBlocks+1 {
+	// The open group still needs its snapshot, unless it lost its only
+	// block to the trimming above.
+	if g := len(ix.groupFirst) - 1; g > 0 && int(ix.groupFirst[g]) >= len(ix.cps)-1 {
+		ix.groupFirst = ix.groupFirst[:g]
+	} else {
 		closeGroup()
 	}
 	return ix, nil
+}
+
+// groupOf is the group holding block i.
+func (ix *Index) groupOf(i int) int {
+	return sort.Search(len(ix.groupFirst), func(g int) bool { return int(ix.groupFirst[g]) > i }) - 1
 }
 
 // Size is the decoded length.
@@ -154,7 +171,7 @@ func (ix *Index) BlockAt(off int64) int {
 
 // MemSize is the index's own footprint in bytes (for budgeting).
 func (ix *Index) MemSize() int64 {
-	n := int64(128) + int64(cap(ix.cps))*24 + int64(cap(ix.snaps))*24
+	n := int64(128) + int64(cap(ix.cps))*24 + int64(cap(ix.groupFirst))*4 + int64(cap(ix.snaps))*24
 	for _, s := range ix.snaps {
 		n += int64(cap(s))
 	}
@@ -169,7 +186,7 @@ var ErrBlockRange = errors.New("wad: block number out of range")
 type blockScratch struct{ out, in []byte }
 
 var scratchPool = sync.Pool{New: func() any {
-	return &blockScratch{out: make([]byte, 0, maxWindow+groupBlocks*(int(blockTarget)+outSlack)+outSlack)}
+	return &blockScratch{out: make([]byte, 0, maxWindow+maxGroupBlocks*(int(blockTarget)+outSlack)+writeSlack)}
 }}
 
 // DecodeBlock returns block i's decoded bytes, reading the stream from r. prev,
@@ -189,8 +206,9 @@ func (ix *Index) DecodeBlock(r io.ReaderAt, i int, prev []byte) ([]byte, error) 
 		(len(prev) >= maxWindow || i == 1) {
 		window = prev[len(prev)-min(len(prev), maxWindow):]
 	} else {
-		from = i / groupBlocks * groupBlocks
-		window = ix.snaps[i/groupBlocks]
+		g := ix.groupOf(i)
+		from = int(ix.groupFirst[g])
+		window = ix.snaps[g]
 	}
 	start, stop := ix.cps[from], ix.cps[i+1]
 	sc := scratchPool.Get().(*blockScratch)

@@ -74,3 +74,43 @@ func TestIndexMatchesDecode(t *testing.T) {
 		checkIndex(t, enc, Options{}, 50, uint64(n))
 	}
 }
+
+func TestIndexMemoryBound(t *testing.T) {
+	// Noise repeating with a period of 40,000 bytes: every match reaches
+	// ~40 KB back, so every group's snapshot is near its largest and groups
+	// must grow to keep snapshots within 1/8 of the output.
+	rng := rand.New(rand.NewPCG(5, 5))
+	period := make([]byte, 40000)
+	for i := range period {
+		period[i] = byte(rng.Uint32())
+	}
+	src := bytes.Repeat(period, 60) // 2.4 MB
+	enc := Encode(src, EncodeOptions{})
+	ix, err := NewIndex(bytes.NewReader(enc), int64(len(enc)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.MemSize() > ix.Size()/8+int64(ix.NumBlocks())*32+4096 {
+		t.Errorf("index %d bytes for %d decoded (%.1f%%)", ix.MemSize(), ix.Size(), 100*float64(ix.MemSize())/float64(ix.Size()))
+	}
+	for g := range ix.groupFirst {
+		end := ix.NumBlocks()
+		if g+1 < len(ix.groupFirst) {
+			end = int(ix.groupFirst[g+1])
+		}
+		if n := end - int(ix.groupFirst[g]); n > maxGroupBlocks || n < 1 {
+			t.Errorf("group %d has %d blocks", g, n)
+		}
+	}
+	checkIndex(t, enc, Options{}, 30, 5)
+	// On the sample corpus groups stay at 3 blocks and the index is ~10%.
+	enc = Encode(SampleData(8, 8<<20), EncodeOptions{})
+	ix, err = NewIndex(bytes.NewReader(enc), int64(len(enc)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.MemSize() > ix.Size()/8 {
+		t.Errorf("sample index %.1f%% of decoded", 100*float64(ix.MemSize())/float64(ix.Size()))
+	}
+	t.Logf("sample: %d blocks, %d groups, index %.1f%%", ix.NumBlocks(), len(ix.groupFirst), 100*float64(ix.MemSize())/float64(ix.Size()))
+}
