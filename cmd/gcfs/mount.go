@@ -387,6 +387,12 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 	// tracks --cache-size rather than the garbage collector's pacing.
 	debug.SetMemoryLimit(cfg.cacheSize + 48<<20)
 
+	// Catch the signals before the mount exists: one that arrives as it
+	// appears must unmount it, not kill the server under it.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
 	start := time.Now()
 	tree, err := fsnode.Build(img, fsnode.Options{CacheSize: cfg.cacheSize, MaxDecoded: cfg.maxDecoded, Logf: logf})
 	if err != nil {
@@ -413,9 +419,6 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 	}
 	ready.report(nil)
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	done := make(chan struct{})
 	go func() { srv.Wait(); close(done) }()
 
