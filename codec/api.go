@@ -60,7 +60,7 @@ type Options struct {
 // Header is a stream's parsed header.
 type Header struct {
 	Size int64  // declared compressed size, header included
-	Tag  string // the 9-byte tag, NULs trimmed
+	Tag  string // the 9-byte tag up to its first NUL
 }
 
 // Stats is what a size scan learns without producing output.

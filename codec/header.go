@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 )
@@ -19,7 +20,11 @@ func ParseHeader(b []byte) (Header, error) {
 	if size < HeaderSize {
 		return Header{}, &CorruptError{Offset: 3, Rule: RuleDeclaredSize}
 	}
-	return Header{Size: size, Tag: strings.TrimRight(string(b[7:16]), "\x00")}, nil
+	tag := b[7:16]
+	if i := bytes.IndexByte(tag, 0); i >= 0 {
+		tag = tag[:i] // a C string: NUL-padded by strncpy-style writers
+	}
+	return Header{Size: size, Tag: string(tag)}, nil
 }
 
 // parseHeaderIn parses the header and checks the declared size against the

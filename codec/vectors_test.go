@@ -400,3 +400,19 @@ func TestMaxOutputBoundsMemory(t *testing.T) {
 		t.Errorf("bomb without limit: %d %v", len(full), err)
 	}
 }
+
+func TestHeaderTag(t *testing.T) {
+	s := stream(nil)
+	copy(s[7:16], "hud\x00\x00junk")
+	if h, err := ParseHeader(s); err != nil || h.Tag != "hud" {
+		t.Errorf("tag %q %v", h.Tag, err)
+	}
+	copy(s[7:16], "chnktfrag") // all nine bytes
+	if h, _ := ParseHeader(s); h.Tag != "chnktfrag" {
+		t.Errorf("tag %q", h.Tag)
+	}
+	enc := Encode([]byte("x"), EncodeOptions{Tag: "longer-than-nine"})
+	if h, _ := ParseHeader(enc); h.Tag != "longer-th" {
+		t.Errorf("long tag written as %q", h.Tag)
+	}
+}
