@@ -26,6 +26,7 @@ func mkdiscCommand() *cli.Command {
 			&cli.StringFlag{Name: "layout", Value: string(mkdisc.Small), Usage: "retail or small"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the generated contents"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success"},
+			&cli.BoolFlag{Name: "tree", Usage: "write the image's files to the directory OUT instead of an image (to master with other tools)"},
 		},
 		Action: runMkdisc,
 	}
@@ -45,6 +46,7 @@ func runMkdisc(c *cli.Context) error {
 	seed := fs.Int64("seed", c.Int64("seed"), "")
 	quiet := fs.Bool("quiet", c.Bool("quiet"), "")
 	fs.BoolVar(quiet, "q", c.Bool("quiet"), "")
+	tree := fs.Bool("tree", c.Bool("tree"), "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return fmt.Errorf("mkdisc: %v (see gcfs mkdisc --help)", err)
 	}
@@ -55,22 +57,40 @@ func runMkdisc(c *cli.Context) error {
 	if layout != mkdisc.Retail && layout != mkdisc.Small {
 		return fmt.Errorf("mkdisc: unknown layout %q (want retail or small)", *layoutName)
 	}
-	if st, err := os.Stat(out); err == nil && st.IsDir() {
+	st, statErr := os.Stat(out)
+	if !*tree && statErr == nil && st.IsDir() {
 		return fmt.Errorf("mkdisc: %s is a directory", out)
 	}
 	start := time.Now()
-	res, err := mkdisc.Generate(out, layout, *seed)
+	var res *mkdisc.Result
+	var err error
+	if *tree {
+		if statErr == nil {
+			if ents, _ := os.ReadDir(out); !st.IsDir() || len(ents) > 0 {
+				return fmt.Errorf("mkdisc: --tree: %s exists and is not an empty directory", out)
+			}
+		}
+		res, err = mkdisc.WriteTree(out, layout, *seed)
+	} else {
+		res, err = mkdisc.Generate(out, layout, *seed)
+	}
 	if err != nil {
 		return fmt.Errorf("mkdisc: %s: %s", out, strings.TrimPrefix(unwrapPathError(err).Error(), "mkdisc: "))
 	}
 	mpath := out + ".manifest.tsv"
 	if err := writeManifestFile(mpath, res.Manifest); err != nil {
-		os.Remove(out) // an image without its manifest is no use to anyone
+		if !*tree {
+			os.Remove(out) // an image without its manifest is no use to anyone
+		}
 		return fmt.Errorf("mkdisc: %s: %w", mpath, unwrapPathError(err))
 	}
 	if !*quiet {
-		fmt.Fprintf(c.App.Writer, "%s: %s layout, seed %d, %d bytes, %d files in the tree (%s); manifest %s\n",
-			out, layout, *seed, res.ImageSize, len(res.Manifest), time.Since(start).Round(time.Millisecond), mpath)
+		what := fmt.Sprintf("%d bytes", res.ImageSize)
+		if *tree {
+			what = "written as a directory"
+		}
+		fmt.Fprintf(c.App.Writer, "%s: %s layout, seed %d, %s, %d files in the tree (%s); manifest %s\n",
+			out, layout, *seed, what, len(res.Manifest), time.Since(start).Round(time.Millisecond), mpath)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,5 +106,47 @@ func TestMkdiscErrors(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("failed runs left %d files in %s", len(ents), dir)
+	}
+}
+
+// TestMkdiscTreeMasteredByRealTools writes the small layout's files as a
+// directory, masters it with xorriso and with genisoimage (UDF bridge), and
+// checks the tree gcfs reads from those images against the same manifest:
+// the reader is not tuned to our own ISO writer.
+func TestMkdiscTreeMasteredByRealTools(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	if msg, err := runGcfs(t, "mkdisc", "--tree", tree, "--seed", "5"); err != nil {
+		t.Fatalf("mkdisc --tree: %v\n%s", err, msg)
+	}
+	m, err := os.ReadFile(tree + ".manifest.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := strings.Count(string(m), "\n")
+	for _, tool := range []struct {
+		name string
+		args []string
+	}{
+		{"xorriso", []string{"-as", "mkisofs", "-quiet", "-V", "RATCHETANDCLANK2", "-sysid", "PLAYSTATION"}},
+		{"genisoimage", []string{"-quiet", "-udf", "-V", "RATCHETANDCLANK2", "-sysid", "PLAYSTATION"}},
+	} {
+		t.Run(tool.name, func(t *testing.T) {
+			if _, err := exec.LookPath(tool.name); err != nil {
+				t.Skipf("%s not installed", tool.name)
+			}
+			img := filepath.Join(dir, tool.name+".iso")
+			if out, err := exec.Command(tool.name, append(tool.args, "-o", img, tree)...).CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", tool.name, err, out)
+			}
+			msg, err := runGcfs(t, "verify", img, tree+".manifest.tsv")
+			if err != nil || !strings.Contains(msg, fmt.Sprintf("OK: %d files match", n)) {
+				t.Errorf("verify on the %s image: %v\n%s", tool.name, err, firstLines(msg, 20))
+			}
+		})
+	}
+	// --tree refuses a non-empty directory
+	if _, err := runGcfs(t, "mkdisc", "--tree", tree); err == nil || !strings.Contains(err.Error(), "not an empty directory") {
+		t.Errorf("mkdisc --tree over a full directory: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -53,6 +54,53 @@ func Generate(path string, layout Layout, seed int64) (*Result, error) {
 	}
 	sort.Slice(res.Containers, func(i, j int) bool { return res.Containers[i].Path < res.Containers[j].Path })
 	return res, nil
+}
+
+// WriteTree writes the files of the image, not the image: dir gets every file
+// of the inventory (G/*.WAD under dir/G), each with the bytes it has in the
+// image, holes left as holes. Mastered by any ISO 9660 tool, the result shows
+// the same tree: every file's content is independent of where it is placed,
+// except RC2.HDR's copies of the LBAs, and RC2.HDR is a plain file. The
+// manifest is the same as Generate's; ImageSize is 0 and the containers' LBA
+// is where Generate would put them.
+func WriteTree(dir string, layout Layout, seed int64) (*Result, error) {
+	files, _, err := build(layout, seed)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Manifest: manifest(files)}
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := writeSparse(p, f.content); err != nil {
+			return nil, err
+		}
+		if f.info != nil {
+			res.Containers = append(res.Containers, *f.info)
+		}
+	}
+	sort.Slice(res.Containers, func(i, j int) bool { return res.Containers[i].Path < res.Containers[j].Path })
+	return res, nil
+}
+
+func writeSparse(path string, c *sparseFile) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	for _, ch := range c.chunks {
+		if _, err := out.WriteAt(ch.Data, ch.Off); err != nil {
+			out.Close()
+			return err
+		}
+	}
+	if err := out.Truncate(c.size); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // build makes every file of the image, placed, with the volume options.
