@@ -60,6 +60,9 @@ func FuzzDecode(f *testing.F) {
 		s := fuzzStream(body, flags&1 != 0)
 		opt := fuzzOptions(flags)
 		out, err := decodeAgree(t, s, opt) // also: input not mutated, Scan and index agree
+		if want, werr := refDecode(s, opt); !sameErr(err, werr) || !bytes.Equal(out, want) {
+			t.Fatalf("fast decoder %v (%d bytes), reference %v (%d bytes)", err, len(out), werr, len(want))
+		}
 		// Guard bytes past the declared size change nothing.
 		if h, herr := ParseHeader(s); herr == nil && h.Size <= int64(len(s)) {
 			guarded := append(bytes.Clone(s[:h.Size]), 0x01, 'G', 'G', 'G', 'G', 0x00, 0xFF)
