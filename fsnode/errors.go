@@ -43,7 +43,3 @@ func (e *StreamError) Error() string {
 }
 
 func (e *StreamError) Unwrap() error { return e.Err }
-
-// ErrTooLarge: a decoded stream grows past Options.MaxDecoded (the codec
-// reports it as codec.RuleOutputLimit; this is for callers that check sizes).
-var ErrTooLarge = errors.New("decoded stream larger than the limit")
