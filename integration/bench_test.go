@@ -16,6 +16,8 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
+	"gcfs/discimg"
+	"gcfs/fsnode"
 	"gcfs/fsnode/fusefs"
 )
 
@@ -248,6 +250,10 @@ func BenchmarkDecodedSequential(b *testing.B) {
 		res["cold"] = append(res["cold"], readAllFiles(m))
 		if canDrop {
 			dropCaches()
+		}
+		res["model-cold"] = append(res["model-cold"], readModel(b, d.path, files))
+		if canDrop {
+			dropCaches()
 			res["blockcache-warm"] = append(res["blockcache-warm"], readAllFiles(m))
 		}
 		res["pagecache-warm"] = append(res["pagecache-warm"], readAllFiles(m))
@@ -264,6 +270,48 @@ func BenchmarkDecodedSequential(b *testing.B) {
 	for k, v := range res {
 		b.ReportMetric(median(v), k+"-MB/s")
 	}
+	b.ReportMetric(median(res["cold"])/median(res["model-cold"]), "gcfs/model-cold")
+}
+
+// readModel reads the files through the fsnode model in this process, with
+// a fresh tree (empty cache) and no FUSE: the speed the mount can reach.
+func readModel(b *testing.B, image string, files []lsEntry) float64 {
+	f, err := os.Open(image)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	start := time.Now()
+	img, err := discimg.Open(f, st.Size())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tree, err := fsnode.Build(img, fsnode.Options{CacheSize: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, fusefs.DefaultReadAhead)
+	var total int64
+	start = time.Now() // the mount's figure excludes its tree build too
+	for _, e := range files {
+		n, err := tree.Lookup(e.Path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := n.Open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for off := int64(0); off < r.Size(); off += int64(len(buf)) {
+			k, err := r.ReadAt(buf, off)
+			if err != nil && k < len(buf) && off+int64(k) < r.Size() {
+				b.Fatalf("%s: %v", e.Path, err)
+			}
+			total += int64(k)
+		}
+	}
+	return float64(total) / 1e6 / time.Since(start).Seconds()
 }
 
 // BenchmarkDecodedRandom4K: cold random 4 KiB preads into decoded files on

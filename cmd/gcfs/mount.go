@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -382,6 +383,13 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 	}
 	defer closeLog()
 	logf := func(format string, args ...any) { logger.Printf(format, args...) }
+
+	// GCFS_CPUPROFILE=FILE profiles the server (for finding hot spots).
+	if path := os.Getenv("GCFS_CPUPROFILE"); path != "" {
+		if pf, err := os.Create(path); err == nil && pprof.StartCPUProfile(pf) == nil {
+			defer func() { pprof.StopCPUProfile(); pf.Close() }()
+		}
+	}
 
 	// Keep the heap near what the cache may hold, so the server's RSS
 	// tracks --cache-size rather than the garbage collector's pacing.
