@@ -20,13 +20,13 @@ func wadSlot(rng *rand.Rand, weight float64, tag string, plainRetail, plainSmall
 var (
 	familyMISC = &pairFamily{family: "MISC", headerSize: 0x40, sectors: true, slots: func(g *gen, rng *rand.Rand) []slot {
 		return []slot{
-			rawSlot(rng, 0.01, 3000, 6000, styleGeneric),     // debug_font
-			wadSlot(rng, 0.08, "irx", 900<<10, 24<<10),       // irx
-			rawSlot(rng, 0.01, 2048, 4096, styleGeneric),     // save_game
-			rawSlot(rng, 0.35, 16<<10, 40<<10, styleCode),    // frontbin
-			wadSlot(rng, 0.10, "frontnet", 1200<<10, 40<<10), // frontbin_net
-			rawSlot(rng, 0.40, 16<<10, 40<<10, styleGeneric), // frontend
-			rawSlot(rng, 0.02, 4096, 8192, styleGeneric),     // exit
+			rawSlot(rng, 0.01, 3000, 6000, styleGeneric),      // debug_font
+			wadSlot(rng, 0.08, "irx", 900<<10, 24<<10),        // irx
+			rawSlot(rng, 0.01, 2048, 4096, styleGeneric),      // save_game
+			rawSlot(rng, 0.35, 16<<10, 40<<10, styleCode),     // frontbin
+			wadSlot(rng, 0.10, "frontnet", 1200<<10, 160<<10), // frontbin_net
+			rawSlot(rng, 0.40, 16<<10, 40<<10, styleGeneric),  // frontend
+			rawSlot(rng, 0.02, 4096, 8192, styleGeneric),      // exit
 		}
 	}}
 	familyARMOR = &pairFamily{family: "ARMOR", headerSize: 0xf8, sectors: true, slots: func(g *gen, rng *rand.Rand) []slot {
@@ -119,8 +119,10 @@ var (
 			switch {
 			case i == 0:
 				s[i] = rawSlot(rng, 0.05, 1024, 2048, styleGeneric) // hud_header
+			case i == 1:
+				s[i] = wadSlot(rng, 4, "hud_bank", 1500<<10, 200<<10) // hud_banks[5]
 			case i <= 5:
-				s[i] = wadSlot(rng, 4, "hud_bank", 1500<<10, 20<<10) // hud_banks[5]
+				s[i] = wadSlot(rng, 4, "hud_bank", 1500<<10, 20<<10)
 			case i < 640 && (i == 639 || rng.IntN(9) != 0):
 				s[i] = rawSlot(rng, 1, 1000, 4000, styleGeneric) // sequences, help, screenshots
 			}

@@ -151,7 +151,11 @@ func (g *gen) plain(retail, small int) int {
 
 func (g *gen) gameplayLump(row levelRow, capacity int64) (*lumpContent, error) {
 	rng := g.rng(row.File, "gameplay")
-	plain := g.plain(int(float64(capacity)*1.6), 20<<10+rng.IntN(12<<10))
+	small := 20<<10 + rng.IntN(12<<10)
+	if row.File == "LEVEL0.WAD" {
+		small = 1280<<10 + rng.IntN(64<<10) // past one 1 MiB FUSE read, many decoded blocks
+	}
+	plain := g.plain(int(float64(capacity)*1.6), small)
 	st, err := makeStream(rng, "gameplay", min(plain, 2<<20), capacity-1)
 	if err != nil {
 		return nil, err
@@ -265,7 +269,11 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 			return nil, err
 		}
 	}
-	core, err := putStream(0x48, "coredata", g.plain(1500<<10+rng.IntN(1<<20), 40<<10+rng.IntN(16<<10)))
+	smallCore := 40<<10 + rng.IntN(16<<10)
+	if row.ID >= 1 && row.ID <= 3 {
+		smallCore = 256<<10 + rng.IntN(64<<10) // a few decoded blocks
+	}
+	core, err := putStream(0x48, "coredata", g.plain(1500<<10+rng.IntN(1<<20), smallCore))
 	if err != nil {
 		return nil, err
 	}
