@@ -148,8 +148,9 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 		if f >= 0x40 && pos+8 <= len(in) {
 			// Short match (57% of packets on asset data), with its little
 			// literals known to be inside the buffer.
+			w := binary.LittleEndian.Uint64(in[pos:])
 			length := int(f>>5) + 1
-			dist := int(in[pos+1])<<3 + int(f>>2&7) + 1
+			dist := int(byte(w>>8))<<3 + int(f>>2&7) + 1
 			lit := int(f & 3)
 			if int64(o+length+lit) > maxLen {
 				err = corrupt(d.inBase+int64(start), RuleOutputLimit)
@@ -183,7 +184,7 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 				}
 			}
 			o += length
-			binary.LittleEndian.PutUint32(out[o:], binary.LittleEndian.Uint32(in[pos+2:]))
+			binary.LittleEndian.PutUint32(out[o:], uint32(w>>16)) // the little literals
 			o += lit
 			pos += 2 + lit
 			state = uint8((lit+3)>>2) * stLittle

@@ -118,7 +118,7 @@ func (s *scanner) run(st *Stats) error {
 	var err error
 	fastEnd := min(soft, len(in)-8)
 	maxFast := s.maxOut - outSlack
-	var kinds [2]int
+	var nShort, nMatch int // kept in registers, added to st at the end
 	if s.first && pos < len(in) {
 		s.first = false
 		if f := in[pos]; f > 0x11 {
@@ -155,7 +155,7 @@ func (s *scanner) run(st *Stats) error {
 				l := int(f & 3)
 				pos += 2 + l
 				olen += int64(int(f>>5) + 1 + l)
-				kinds[0]++
+				nShort++
 				state = uint8((l+3)>>2) * stLittle
 				continue
 			}
@@ -163,13 +163,12 @@ func (s *scanner) run(st *Stats) error {
 			if e.adv == 0 {
 				break
 			}
-			// Short matches: adv already holds the little literals and
-			// litMask is 0; matches take theirs from a later header byte.
+			// A match: its little literals are counted in a later header byte.
 			lit := int(w>>e.litShift) & int(e.litMask)
 			pos += int(e.adv) + lit
 			olen += int64(int(e.base) + int(byte(w>>8)&e.ext) + lit)
-			kinds[e.kind]++
-			state = uint8((int(e.flagLit)+lit+3)>>2) * stLittle
+			nMatch++
+			state = uint8((lit+3)>>2) * stLittle
 		}
 		if pos >= len(in) {
 			break
@@ -312,8 +311,8 @@ func (s *scanner) run(st *Stats) error {
 		}
 	}
 done:
-	st.ShortMatches += kinds[0]
-	st.Matches += kinds[1]
+	st.ShortMatches += nShort
+	st.Matches += nMatch
 	if err == nil && !s.full {
 		err = errNeedInput
 	}
@@ -321,28 +320,24 @@ done:
 	return err
 }
 
-// scanEntry describes a flag byte for the scan's fast loop; adv == 0 sends
-// the packet to the checked path (literals, far matches, controls).
+// scanEntry describes a match flag byte (0x20-0x3F) for the scan's fast
+// loop; adv == 0 sends the packet to the checked path (literals, far
+// matches, controls). Short matches are decoded inline.
 type scanEntry struct {
-	adv      uint8 // input advance, less little literals counted in a later byte
-	base     uint8 // output length, less the extension byte and later-counted literals
+	adv      uint8 // header bytes
+	base     uint8 // output length without the extension byte
 	ext      uint8 // 0xFF when byte 1 extends the length
 	litShift uint8 // 8 × the header byte whose low bits count the little literals
-	litMask  uint8 // 3 when that byte counts them, 0 when adv/base already do
-	flagLit  uint8 // little literals counted in the flag itself (short matches)
-	kind     uint8 // 0 short match, 1 match
+	litMask  uint8 // 3
 }
 
 var scanTable = func() (t [256]scanEntry) {
 	for f := 0x20; f < 0x40; f++ {
 		if f&0x1F == 0 {
-			t[f] = scanEntry{adv: 4, base: 0x1F + 2, ext: 0xFF, litShift: 16, litMask: 3, kind: 1}
+			t[f] = scanEntry{adv: 4, base: 0x1F + 2, ext: 0xFF, litShift: 16, litMask: 3}
 		} else {
-			t[f] = scanEntry{adv: 3, base: uint8(f&0x1F) + 2, litShift: 8, litMask: 3, kind: 1}
+			t[f] = scanEntry{adv: 3, base: uint8(f&0x1F) + 2, litShift: 8, litMask: 3}
 		}
-	}
-	for f := 0x40; f < 0x100; f++ {
-		t[f] = scanEntry{adv: 2 + uint8(f&3), base: uint8(f>>5) + 1 + uint8(f&3), flagLit: uint8(f & 3)}
 	}
 	return
 }()
