@@ -105,19 +105,35 @@ func (n *Node) codecOptions() codec.Options {
 
 // scan runs the codec's size scan once and remembers the clean length and the
 // error; a corrupt stream is logged once.
-func (n *Node) scan() {
+func (n *Node) scan() { n.scanOnce.Do(n.doScan) }
+
+func (n *Node) doScan() {
+	src := n.streamRange()
+	st, err := codec.Scan(src, src.size, n.codecOptions())
+	n.decSize = max(st.DecodedSize, 0)
+	if err != nil {
+		n.decErr = &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
+		n.tree.logf("%v", n.decErr)
+	}
+}
+
+// scanByIndex is scan for a file being opened before its size was asked
+// for: building the index walks the stream once and gives the size too; only
+// a stream that fails gets the size scan (for its clean length).
+func (n *Node) scanByIndex() *codec.Index {
+	var built *codec.Index
 	n.scanOnce.Do(func() {
 		src := n.streamRange()
-		st, err := codec.Scan(src, src.size, n.codecOptions())
-		n.decSize = st.DecodedSize
-		if n.decSize < 0 {
-			n.decSize = 0
-		}
+		ix, err := codec.NewIndex(src, src.size, n.codecOptions())
 		if err != nil {
-			n.decErr = &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
-			n.tree.logf("%v", n.decErr)
+			n.doScan()
+			return
 		}
+		n.decSize = ix.Size()
+		n.tree.indexes.put(n, ix)
+		built = ix
 	})
+	return built
 }
 
 // Open returns a reader for a file. A decoded file whose stream is corrupt
@@ -131,13 +147,15 @@ func (n *Node) Open() (Reader, error) {
 		if n.staticErr != nil {
 			return nil, n.staticErr
 		}
-		n.scan()
+		ix := n.scanByIndex()
 		if n.decErr != nil {
 			return nil, n.decErr
 		}
-		ix, err := n.index()
-		if err != nil {
-			return nil, err
+		if ix == nil {
+			var err error
+			if ix, err = n.index(); err != nil {
+				return nil, err
+			}
 		}
 		return &decodedReader{n: n, ix: ix, src: n.streamRange(), cache: n.tree.Cache}, nil
 	}

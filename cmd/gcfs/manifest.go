@@ -72,12 +72,14 @@ func hashTree(root *fsnode.Node, img *os.File, imgSize int64) []hashed {
 }
 
 func hashNode(n *fsnode.Node, buf []byte, img *os.File, imgSize int64) hashed {
-	h := hashed{path: n.Path(), size: n.Size()}
-	r, err := n.Open()
+	h := hashed{path: n.Path()}
+	r, err := n.Open() // before Size: opening a decoded file gives its size too
 	if err != nil {
+		h.size = n.Size()
 		h.err = err
 		return h
 	}
+	h.size = n.Size()
 	d := sha1.New()
 	var got int64
 	if off, size, _ := n.ImageRange(); n.Kind == fsnode.Raw && img != nil && n.Err() == nil && off+size <= imgSize {
