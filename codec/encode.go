@@ -49,7 +49,7 @@ func Encode(src []byte, opt EncodeOptions) []byte {
 		chain: make([]int32, encWindowMask+1),
 	}
 	if opt.Best {
-		e.depth, e.nice, e.lazyMax = 512, maxMatchLen, maxMatchLen
+		e.depth, e.nice, e.lazyMax = 128, maxMatchLen, maxMatchLen
 	} else {
 		e.depth, e.nice, e.lazyMax = 8, 32, 16
 	}
