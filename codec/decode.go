@@ -52,11 +52,18 @@ type decoder struct {
 	trackRef bool  // keep minRef (only the index builder needs it)
 }
 
-func (d *decoder) setOptions(opt Options) {
-	d.align = opt.Align
-	if d.align <= 0 {
-		d.align = defaultAlign
+// clampAlign is the marker alignment to use for Options.Align: the default
+// for 0 or less, and at most 2^32 (stream offsets are 32-bit, so larger
+// values all mean "to the end"; the bound keeps the rounding from overflowing).
+func clampAlign(a int64) int64 {
+	if a <= 0 {
+		return defaultAlign
 	}
+	return min(a, 1<<32)
+}
+
+func (d *decoder) setOptions(opt Options) {
+	d.align = clampAlign(opt.Align)
 	d.strict = opt.Strict
 	d.maxOut = opt.MaxOutput
 	if d.maxOut <= 0 {

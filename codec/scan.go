@@ -66,10 +66,7 @@ func Scan(r io.ReaderAt, size int64, opt Options) (Stats, error) {
 		return st, err
 	}
 	st.Header = h
-	sc := scanner{align: opt.Align, strict: opt.Strict, maxOut: opt.MaxOutput, first: true}
-	if sc.align <= 0 {
-		sc.align = defaultAlign
-	}
+	sc := scanner{align: clampAlign(opt.Align), strict: opt.Strict, maxOut: opt.MaxOutput, first: true}
 	if sc.maxOut <= 0 {
 		sc.maxOut = math.MaxInt64
 	}

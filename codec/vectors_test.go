@@ -416,3 +416,20 @@ func TestHeaderTag(t *testing.T) {
 		t.Errorf("long tag written as %q", h.Tag)
 	}
 }
+
+func TestAlignExtremes(t *testing.T) {
+	s := stream(b(0x01, "abcd", 0x12, 0x00, 0x00, 0x01, "efgh"))
+	for _, a := range []int64{-5, 1, 1 << 40, 1<<63 - 1} {
+		got, err := decodeAgree(t, s, Options{Align: a})
+		want := "abcd" // the marker skips to the end
+		if a == 1 {
+			want = "abcdefgh" // every offset is aligned: the marker skips nothing
+		}
+		if a == -5 {
+			want = "abcd"
+		}
+		if err != nil || string(got) != want {
+			t.Errorf("align %d: %q %v", a, got, err)
+		}
+	}
+}
