@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -506,4 +507,39 @@ func TestTreeCLIBadInput(t *testing.T) {
 			t.Errorf("the rest of the hostile image was not extracted: %v", got)
 		}
 	})
+}
+
+// TestTreeCLIPlainISO: an ISO mastered by xorriso that is no game disc is
+// listed as a plain tree and identified as unknown, not refused.
+func TestTreeCLIPlainISO(t *testing.T) {
+	xorriso, err := exec.LookPath("xorriso")
+	if err != nil {
+		t.Skip("xorriso not installed")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(filepath.Join(src, "G"), 0o755)
+	os.MkdirAll(filepath.Join(src, "DOCS"), 0o755)
+	readme := []byte("hello\n")
+	wad := bytes.Repeat([]byte{0x17, 0x42, 0x99}, 2000) // first word is no header size
+	os.WriteFile(filepath.Join(src, "DOCS", "README.TXT"), readme, 0o644)
+	os.WriteFile(filepath.Join(src, "G", "FOO.WAD"), wad, 0o644)
+	img := filepath.Join(dir, "plain.iso")
+	if out, err := exec.Command(xorriso, "-as", "mkisofs", "-quiet", "-o", img, src).CombinedOutput(); err != nil {
+		t.Fatalf("xorriso: %v\n%s", err, out)
+	}
+	if got, want := treeOK(t, "ls", "-R", "-l", img), "dr-xr-xr-x            0 DOCS\n-r--r--r--            6 DOCS/README.TXT\n"+
+		"dr-xr-xr-x            0 G\n-r--r--r--         6000 G/FOO.WAD\n"; got != want {
+		t.Errorf("ls -R -l:\n%s\nwant\n%s", got, want)
+	}
+	if got := treeOK(t, "cat", img, "G/FOO.WAD"); got != string(wad) {
+		t.Error("cat G/FOO.WAD differs")
+	}
+	var id map[string]any
+	if err := json.Unmarshal([]byte(treeOK(t, "identify", "--json", img)), &id); err != nil {
+		t.Fatal(err)
+	}
+	if id["known"] != false || id["title"] != "unknown" || id["serial"] != "" {
+		t.Errorf("identify of a plain ISO: %v", id)
+	}
 }
