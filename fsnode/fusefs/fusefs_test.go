@@ -460,3 +460,45 @@ func direntNames(b []byte) []string {
 	}
 	return names
 }
+
+// TestLargeDirectory lists a directory of many entries through small
+// getdents buffers (many READDIR requests, continuing at offsets), twice.
+func TestLargeDirectory(t *testing.T) {
+	img, data := imageFile(t)
+	var kids []*mnode
+	for i := 0; i < 700; i++ {
+		name := fmt.Sprintf("%03d", i)
+		kids = append(kids, file(name, "D/"+name, fsnode.Raw, &fakeEntry{data: []byte(name)}))
+	}
+	mnt, _ := mountFake(t, dir("", "", nil, dir("D", "D", nil, kids...)), Options{}, img, int64(len(data)))
+	for round := 0; round < 2; round++ {
+		fd, err := unix.Open(filepath.Join(mnt, "D"), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		buf := make([]byte, 512)
+		for {
+			n, err := unix.ReadDirent(fd, buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				break
+			}
+			names = append(names, direntNames(buf[:n])...)
+		}
+		unix.Close(fd)
+		if len(names) != 702 || names[0] != "." || names[1] != ".." {
+			t.Fatalf("round %d: %d names, first %q", round, len(names), names[:min(3, len(names))])
+		}
+		for i, n := range names[2:] {
+			if n != fmt.Sprintf("%03d", i) {
+				t.Fatalf("round %d: entry %d is %q", round, i, n)
+			}
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(mnt, "D/699")); err != nil || string(got) != "699" {
+		t.Fatalf("D/699: %q %v", got, err)
+	}
+}

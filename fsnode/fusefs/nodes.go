@@ -23,6 +23,10 @@ var (
 	_ = (fs.NodeGetattrer)((*dirNode)(nil))
 	_ = (fs.NodeReaddirer)((*dirNode)(nil))
 	_ = (fs.NodeLookuper)((*dirNode)(nil))
+	_ = (fs.NodeOpendirHandler)((*dirNode)(nil))
+	_ = (fs.FileReaddirenter)((*dirHandle)(nil))
+	_ = (fs.FileSeekdirer)((*dirHandle)(nil))
+	_ = (fs.FileReleasedirer)((*dirHandle)(nil))
 	_ = (fs.NodeGetxattrer)((*dirNode)(nil))
 	_ = (fs.NodeListxattrer)((*dirNode)(nil))
 	_ = (fs.NodeStatfser)((*dirNode)(nil))
@@ -193,6 +197,46 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 }
 
 func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	return fs.NewListDirStream(d.entries()), 0
+}
+
+// OpendirHandle serves a listing the kernel may keep (FOPEN_CACHE_DIR): the
+// tree never changes while mounted.
+func (d *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	return &dirHandle{ents: d.entries()}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// dirHandle is one open directory: its listing and a position. Offsets are
+// positions + 1, as go-fuse numbers entries without one.
+type dirHandle struct {
+	mu   sync.Mutex
+	ents []fuse.DirEntry
+	pos  int
+}
+
+func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pos >= len(h.ents) {
+		return nil, 0
+	}
+	e := h.ents[h.pos]
+	h.pos++
+	e.Off = uint64(h.pos)
+	return &e, 0
+}
+
+func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pos = int(min(off, uint64(len(h.ents))))
+	return 0
+}
+
+func (h *dirHandle) Releasedir(ctx context.Context, flags uint32) {}
+
+// entries lists ".", ".." and the children, in the model's (name) order.
+func (d *dirNode) entries() []fuse.DirEntry {
 	parentIno := d.m.ino
 	if _, p := d.Parent(); p != nil {
 		parentIno = p.StableAttr().Ino
@@ -209,7 +253,7 @@ func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 		}
 		ents = append(ents, fuse.DirEntry{Name: c.name, Mode: ch.StableAttr().Mode, Ino: ch.StableAttr().Ino})
 	}
-	return fs.NewListDirStream(ents), 0
+	return ents
 }
 
 func (d *dirNode) Getxattr(ctx context.Context, attr string, dest []byte) (n uint32, errno syscall.Errno) {
