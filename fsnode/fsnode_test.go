@@ -485,3 +485,41 @@ func TestSafeName(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedInsideContainer: a container cut short still lists its
+// table; extents wholly inside read, the others report the missing bytes.
+func TestTruncatedInsideContainer(t *testing.T) {
+	d := writeDisc(t)
+	whole, _ := openDisc(t, d.Path, -1, Options{})
+	saveOff, _, _ := mustLookup(t, whole, "G/MISC.WAD/save_game").ImageRange()
+	if err := os.Truncate(d.Path, saveOff+10); err != nil {
+		t.Fatal(err)
+	}
+	tree, _ := openDisc(t, d.Path, -1, Options{})
+	misc := mustLookup(t, tree, "G/MISC.WAD")
+	if misc.Kind != Dir {
+		t.Fatalf("MISC.WAD cut short: kind %v, table error %v", misc.Kind, misc.TableError())
+	}
+	if v, ok := misc.Xattr("user.gcfs.error"); !ok || !strings.Contains(v, "image") {
+		t.Errorf("MISC.WAD: user.gcfs.error %q, %v", v, ok)
+	}
+	for _, p := range []string{"G/MISC.WAD/debug_font", "G/MISC.WAD/irx", "G/MISC.WAD/irx.wad"} {
+		if got := readAll(t, mustLookup(t, tree, p)); !bytes.Equal(got, d.Files[p]) {
+			t.Errorf("%s differs", p)
+		}
+	}
+	for _, p := range []string{"G/MISC.WAD/save_game", "G/MISC.WAD/exit", "ZTAIL.DUP"} {
+		n := mustLookup(t, tree, p)
+		if !errors.Is(n.Err(), ErrShortImage) {
+			t.Errorf("%s: Err %v, want ErrShortImage", p, n.Err())
+		}
+		r, _ := n.Open()
+		if _, err := r.ReadAt(make([]byte, n.Size()), 0); !errors.Is(err, ErrShortImage) {
+			t.Errorf("%s: read %v, want ErrShortImage", p, err)
+		}
+	}
+	// A stream past the end is found by its header probe failing: it stays raw.
+	if n, err := tree.Lookup("G/MISC.WAD/frontbin_net"); err != nil || n.Kind != Raw || n.Err() == nil {
+		t.Errorf("frontbin_net past the end: %v, %v", n, err)
+	}
+}

@@ -47,8 +47,22 @@ func (n *Node) Xattrs() []Attr {
 		if err := n.Err(); err != nil {
 			add("error", oneLine(err.Error()))
 		}
+	} else if err := n.dirErr(); err != nil {
+		add("error", oneLine(err.Error()))
 	}
 	return a
+}
+
+// dirErr says what is wrong with a directory: its record (a loop, an extent
+// outside the image) or, for a container, bytes of it past the image's end.
+func (n *Node) dirErr() error {
+	if n.staticErr != nil {
+		return n.staticErr
+	}
+	if n.entry != nil {
+		return n.entry.Err
+	}
+	return nil
 }
 
 // Xattr returns one attribute's value by full name.
