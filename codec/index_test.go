@@ -114,3 +114,35 @@ func TestIndexMemoryBound(t *testing.T) {
 	}
 	t.Logf("sample: %d blocks, %d groups, index %.1f%%", ix.NumBlocks(), len(ix.groupFirst), 100*float64(ix.MemSize())/float64(ix.Size()))
 }
+
+func TestIndexSmallBlocksVariedStreams(t *testing.T) {
+	old := blockTarget
+	defer func() { blockTarget = old }()
+	pk, _ := bigPrefix(0xC000)
+	streams := map[string][]byte{
+		"far matches and markers": stream(pk, b(0x19, 0x04, 0x00, 0x11, 0x04, 0x00, 0x10, 0xFF, 0x07, 0x00, "abc"),
+			b(0x12, 0, 0), make([]byte, 0x1000), b(0x10, 0xFF, 0x04, 0x00)),
+		"LZO first byte": stream(b(0x15, "abcd", 0x20, 0xFF, 0x00, 0x00, 0xE0, 0x00, 0x11, 0x00, 0x00, 0x00, 0xFF, rep("z", 273))),
+		"sample":         Encode(SampleData(77, 600000), EncodeOptions{}),
+		"sample best":    Encode(SampleData(78, 600000), EncodeOptions{Best: true}),
+		"runs":           Encode(bytes.Repeat([]byte("ab"), 300000), EncodeOptions{}),
+	}
+	tested := map[string]bool{}
+	for _, bt := range []int64{1, 100, 4096, 50000} {
+		blockTarget = bt
+		for name, s := range streams {
+			for _, opt := range []Options{{}, {Align: 0x2000, Strict: true}} {
+				if _, err := Decode(s, opt); err != nil {
+					continue // e.g. the hand-built stream under 0x2000 alignment
+				}
+				tested[name] = true
+				t.Run(name, func(t *testing.T) { checkIndex(t, s, opt, 20, uint64(bt)) })
+			}
+		}
+	}
+	for name := range streams {
+		if !tested[name] {
+			t.Errorf("stream %q does not decode: test setup", name)
+		}
+	}
+}
