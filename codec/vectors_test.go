@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -431,5 +432,55 @@ func TestAlignExtremes(t *testing.T) {
 		if err != nil || string(got) != want {
 			t.Errorf("align %d: %q %v", a, got, err)
 		}
+	}
+}
+
+// bombReader is a 1 GiB stream, generated on the fly: a header declaring
+// all of it, one literal, then short matches repeating it (8 bytes out per
+// 2 in).
+type bombReader struct{ size int64 }
+
+func (br bombReader) ReadAt(p []byte, off int64) (int, error) {
+	head := stream(b(0x01, "abcd"))
+	for i := range p {
+		o := off + int64(i)
+		switch {
+		case o >= br.size:
+			return i, io.EOF
+		case o < 3 || o >= 7 && o < int64(len(head)):
+			p[i] = head[o]
+		case o < 7:
+			p[i] = byte(br.size >> (8 * (o - 3)))
+		default:
+			if (o-int64(len(head)))%2 == 0 {
+				p[i] = 0xE0
+			} else {
+				p[i] = 0x00
+			}
+		}
+	}
+	return len(p), nil
+}
+
+func TestHostileSizeBoundedMemory(t *testing.T) {
+	br := bombReader{size: 1 << 30}
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	st, err := Scan(br, br.size, Options{MaxOutput: 8 << 20})
+	runtime.ReadMemStats(&m1)
+	wantRule(t, "scan bomb", err, RuleOutputLimit, -1)
+	if st.DecodedSize > 8<<20 || st.DecodedSize < 8<<20-8 {
+		t.Errorf("clean size %d", st.DecodedSize)
+	}
+	if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 2<<20 {
+		t.Errorf("Scan allocated %d bytes for a 1 GiB declared stream", grew)
+	}
+	runtime.ReadMemStats(&m0)
+	_, err = NewIndex(br, br.size, Options{MaxOutput: 8 << 20})
+	runtime.ReadMemStats(&m1)
+	wantRule(t, "index bomb", err, RuleOutputLimit, -1)
+	if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 4<<20 {
+		t.Errorf("NewIndex allocated %d bytes", grew)
 	}
 }
