@@ -77,7 +77,7 @@ func parseMountArgs(c *cli.Context) (*mountConfig, error) {
 	}
 	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), debug: c.Bool("debug"), logFile: c.String("log-file")}
 	var err error
-	if cfg.cacheSize, err = parseSize("--cache-size", c.String("cache-size"), 0); err != nil {
+	if cfg.cacheSize, err = parseSize("--cache-size", c.String("cache-size"), 1); err != nil {
 		return nil, err
 	}
 	if cfg.maxDecoded, err = parseSize("--max-decoded", c.String("max-decoded"), 1); err != nil {
