@@ -662,3 +662,44 @@ func TestUmount(t *testing.T) {
 		t.Error("gcfs umount of a plain directory succeeded")
 	}
 }
+
+// TestMountOptions: -o uid=,gid=,umask= change owner and modes; --max-decoded
+// makes larger streams fail with EIO while smaller ones read.
+func TestMountOptions(t *testing.T) {
+	d := getDisc(t, "small")
+	m := testMount(t, d.path, "-o", "uid=1234,gid=5678,umask=027", "--max-decoded", "64KiB")
+	var st unix.Stat_t
+	if err := unix.Stat(m.path("SYSTEM.CNF"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Uid != 1234 || st.Gid != 5678 || st.Mode&0o777 != 0o640 {
+		t.Errorf("SYSTEM.CNF: uid %d gid %d mode %o", st.Uid, st.Gid, st.Mode&0o777)
+	}
+	if err := unix.Stat(m.path("G"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode&0o777 != 0o750 {
+		t.Errorf("G: mode %o", st.Mode&0o777)
+	}
+	big, small := 0, 0
+	for _, e := range d.decodedFiles() {
+		_, n, err := sha1File(m.path(e.Path))
+		switch {
+		case e.Size > 64<<10:
+			big++
+			if err == nil {
+				t.Errorf("%s: %d decoded bytes read past --max-decoded 64KiB", e.Path, n)
+			} else if !isErrno(err, syscall.EIO) {
+				t.Errorf("%s: %v, want EIO", e.Path, err)
+			}
+		case e.Size < 32<<10:
+			small++
+			if want := d.manifest[e.Path]; err != nil || n != want.size {
+				t.Errorf("%s: %d bytes, %v", e.Path, n, err)
+			}
+		}
+	}
+	if big == 0 || small == 0 {
+		t.Errorf("%d decoded files over the limit, %d well under it: the test proves nothing", big, small)
+	}
+}
