@@ -703,3 +703,51 @@ func TestMountOptions(t *testing.T) {
 		t.Errorf("%d decoded files over the limit, %d well under it: the test proves nothing", big, small)
 	}
 }
+
+// TestPlainISO mounts an image mastered by xorriso from a tree the test
+// writes (no Going Commando structure at all): the mount shows that tree,
+// byte for byte.
+func TestPlainISO(t *testing.T) {
+	requireFUSE(t)
+	if _, err := exec.LookPath("xorriso"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("xorriso missing under CI")
+		}
+		t.Skip("no xorriso")
+	}
+	src := t.TempDir()
+	rng := rand.New(rand.NewSource(3))
+	want := map[string][]byte{}
+	for i, p := range []string{"README.TXT", "DATA/A.BIN", "DATA/SUB/B.BIN", "DATA/SUB/EMPTY.DAT", "BIG.BIN"} {
+		n := []int{100, 70000, 3 << 20, 0, 9<<20 + 17}[i]
+		b := make([]byte, n)
+		rng.Read(b)
+		os.MkdirAll(filepath.Join(src, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(src, p), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want[p] = b
+	}
+	iso := filepath.Join(t.TempDir(), "plain.iso")
+	if out, err := exec.Command("xorriso", "-as", "mkisofs", "-quiet", "-o", iso, src).CombinedOutput(); err != nil {
+		t.Fatalf("xorriso: %v\n%s", err, out)
+	}
+	m := testMount(t, iso)
+	got := map[string]bool{}
+	filepath.WalkDir(m.dir, func(p string, de fs.DirEntry, err error) error {
+		if err == nil && de.Type().IsRegular() {
+			rel, _ := filepath.Rel(m.dir, p)
+			got[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	if len(got) != len(want) {
+		t.Errorf("mount shows %d files, want %d: %v", len(got), len(want), got)
+	}
+	for p, b := range want {
+		data, err := os.ReadFile(m.path(p))
+		if err != nil || !bytes.Equal(data, b) {
+			t.Errorf("%s: %d bytes, %v; want %d bytes as written", p, len(data), err, len(b))
+		}
+	}
+}
