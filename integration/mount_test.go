@@ -751,3 +751,32 @@ func TestPlainISO(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadServer: a mount whose server was killed is refused as a mount
+// point with its own reason, and gcfs umount clears it.
+func TestDeadServer(t *testing.T) {
+	d := getDisc(t, "small")
+	m := testMount(t, d.path)
+	if m.pid == 0 {
+		t.Fatal("no server process found")
+	}
+	syscall.Kill(m.pid, syscall.SIGKILL)
+	for i := 0; i < 200 && syscall.Kill(m.pid, 0) == nil; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := os.Stat(m.path("SYSTEM.CNF")); !isErrno(err, syscall.ENOTCONN) {
+		t.Fatalf("stat on a dead mount: %v, want ENOTCONN", err)
+	}
+	// The kernel may still hold the root's attributes (long timeouts), so
+	// the refusal is either reason.
+	if _, err := gcfs("mount", d.path, m.dir); err == nil ||
+		!(strings.Contains(err.Error(), "not connected") || strings.Contains(err.Error(), "already a mount")) {
+		t.Errorf("mount over a dead mount: %v", err)
+	}
+	if _, err := gcfs("umount", m.dir); err != nil {
+		t.Fatalf("umount of a dead mount: %v", err)
+	}
+	if isMounted(m.dir) {
+		t.Fatal("dead mount still listed")
+	}
+}
