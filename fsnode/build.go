@@ -377,15 +377,18 @@ func (t *Tree) assignInos() {
 		if n == t.Root {
 			return nil
 		}
-		ino := pathHash(n.path, 0)
+		ino := inoHash(n.path, 0)
 		for k := 1; used[ino]; k++ {
-			ino = pathHash(n.path, k)
+			ino = inoHash(n.path, k)
 		}
 		used[ino] = true
 		n.Ino = ino
 		return nil
 	})
 }
+
+// inoHash is pathHash; tests swap it to force collisions.
+var inoHash = pathHash
 
 func pathHash(p string, k int) uint64 {
 	h := fnv.New64a()

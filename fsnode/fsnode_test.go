@@ -523,3 +523,39 @@ func TestTruncatedInsideContainer(t *testing.T) {
 		t.Errorf("frontbin_net past the end: %v, %v", n, err)
 	}
 }
+
+// TestInoCollisions: when paths hash alike, inode numbers are still unique,
+// never 0 or 1, and the same in every build.
+func TestInoCollisions(t *testing.T) {
+	d := writeDisc(t)
+	defer func(h func(string, int) uint64) { inoHash = h }(inoHash)
+	inoHash = func(p string, k int) uint64 {
+		if k < 3 {
+			return uint64(k) // 0, 1, 2 for everyone: taken or reserved
+		}
+		return pathHash(p, k)
+	}
+	inos := func() map[string]uint64 {
+		tree, _ := openDisc(t, d.Path, -1, Options{})
+		m := map[string]uint64{}
+		seen := map[uint64]bool{}
+		_ = tree.Walk(func(n *Node) error {
+			if seen[n.Ino] || n.Ino == 0 || (n.Ino == 1 && n.Parent != nil) {
+				t.Errorf("%s: ino %d reused or reserved", n.Path(), n.Ino)
+			}
+			seen[n.Ino] = true
+			m[n.Path()] = n.Ino
+			return nil
+		})
+		return m
+	}
+	a, b := inos(), inos()
+	for p, ino := range a {
+		if b[p] != ino {
+			t.Errorf("%s: ino %d then %d", p, ino, b[p])
+		}
+	}
+	if a["G"] != pathHash("G", 3) && a["G"] != 2 {
+		t.Errorf("G: ino %d, want one of the rehashes", a["G"])
+	}
+}
