@@ -156,7 +156,7 @@ func runInfo(c *cli.Context) error {
 	for _, k := range f.keys {
 		switch v := f.vals[k].(type) {
 		case []infoCandidate:
-			fmt.Fprintf(w, "%-16s\n", "candidates:")
+			fmt.Fprintln(w, "candidates:")
 			for _, k := range v {
 				mark := " "
 				if k.Won {
