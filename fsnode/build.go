@@ -309,6 +309,12 @@ func (b *builder) finish(root *Node) {
 		if d.Kind != Dir {
 			return
 		}
+		// Every name as recorded keeps its place; only the second and later
+		// of equal names get a suffix, one no recorded name uses.
+		taken := make(map[string]bool, len(d.Children))
+		for _, c := range d.Children {
+			taken[safeName(c.Name)] = true
+		}
 		seen := make(map[string]bool, len(d.Children))
 		for _, c := range d.Children {
 			name := safeName(c.Name)
@@ -317,9 +323,10 @@ func (b *builder) finish(root *Node) {
 			}
 			if seen[name] {
 				base := name
-				for k := 2; seen[name]; k++ {
+				for k := 2; taken[name]; k++ {
 					name = base + "~" + strconv.Itoa(k)
 				}
+				taken[name] = true
 				b.t.logf("%s: duplicate name %q, shown as %q", d.path, base, name)
 			}
 			seen[name] = true

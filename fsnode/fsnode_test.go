@@ -559,3 +559,43 @@ func TestInoCollisions(t *testing.T) {
 		t.Errorf("G: ino %d, want one of the rehashes", a["G"])
 	}
 }
+
+// TestOddNames: names discimg passes on but a filesystem cannot show as
+// they are (control characters) are made safe, and logged; duplicate names in
+// one directory get a suffix.
+func TestOddNames(t *testing.T) {
+	d := writeDisc(t)
+	if err := testdisc.PatchName(d.Path, "BROKEN.WAD", "BRO\nKEN"); err != nil {
+		t.Fatal(err)
+	}
+	tree, lg := openDisc(t, d.Path, -1, Options{})
+	_ = tree.Walk(func(n *Node) error {
+		if n.Parent != nil && !SafeName(n.Name) {
+			t.Errorf("unsafe name %q", n.Name)
+		}
+		return nil
+	})
+	if n := mustLookup(t, tree, "G/BRO_KEN"); !bytes.Equal(readAll(t, n), d.Files["G/BROKEN.WAD"]) {
+		t.Error("G/BRO_KEN differs")
+	}
+	if lg.count("not a safe file name") != 1 {
+		t.Errorf("logs: %q", lg.lines)
+	}
+
+	// Duplicates, straight through the builder (discimg joins equal adjacent
+	// names as one multi-extent file, so an image cannot easily hold them).
+	l := &logs{}
+	b := &builder{t: &Tree{opt: Options{Logf: l.logf}}}
+	root := &Node{Kind: Dir, tree: b.t}
+	for _, name := range []string{"x", "x", "x~2", "..", "x"} {
+		root.Children = append(root.Children, &Node{Name: name, Kind: Raw, Parent: root, tree: b.t})
+	}
+	b.finish(root)
+	var got []string
+	for _, c := range root.Children {
+		got = append(got, c.Name)
+	}
+	if want := []string{"_..", "x", "x~2", "x~3", "x~4"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("names %q, want %q", got, want)
+	}
+}
