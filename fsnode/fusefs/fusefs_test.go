@@ -405,6 +405,26 @@ func TestWritesFailEROFS(t *testing.T) {
 	}
 }
 
+func TestDuplicateNamesListedOnce(t *testing.T) {
+	img, data := imageFile(t)
+	a1 := file("a", "a", fsnode.Raw, &fakeEntry{data: []byte("first")})
+	a2 := file("a", "a#2", fsnode.Raw, &fakeEntry{data: []byte("second")})
+	mnt, lr := mountFake(t, dir("", "", nil, a1, a2), Options{}, img, int64(len(data)))
+	ents, err := os.ReadDir(mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 {
+		t.Fatalf("%d entries listed for one name", len(ents))
+	}
+	if got, _ := os.ReadFile(filepath.Join(mnt, "a")); string(got) != "first" {
+		t.Fatalf("a reads %q", got)
+	}
+	if lr.matching("duplicate") != 1 {
+		t.Fatalf("log = %q", lr.lines)
+	}
+}
+
 func TestDuplicateInodesRenumbered(t *testing.T) {
 	img, data := imageFile(t)
 	a := file("a", "a", fsnode.Raw, &fakeEntry{data: []byte("A")})

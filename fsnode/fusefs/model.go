@@ -25,6 +25,7 @@ type mnode struct {
 	ino      uint64
 	children []*mnode
 	e        entry
+	added    bool // made an inode at mount (false: its name was refused)
 
 	// Where a raw file starts in the image, learnt on first read (guarded
 	// by the file node's mutex).

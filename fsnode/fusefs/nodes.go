@@ -104,6 +104,7 @@ func (d *dirNode) populate(ctx context.Context, seen map[uint64]bool) {
 			c.ino = d.sys.nextIno.Add(1)
 		}
 		seen[c.ino] = true
+		c.added = true
 		d.sys.nodes++
 		if c.kind == fsnode.Dir {
 			cd := &dirNode{sys: d.sys, m: c}
@@ -167,7 +168,7 @@ func (s *fsys) fillAttr(out *fuse.Attr, mode uint32, size int64, nlink uint32) {
 func (d *dirNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	nlink := uint32(2)
 	for _, c := range d.m.children {
-		if c.kind == fsnode.Dir {
+		if c.kind == fsnode.Dir && c.added {
 			nlink++
 		}
 	}
@@ -247,6 +248,9 @@ func (d *dirNode) entries() []fuse.DirEntry {
 		fuse.DirEntry{Name: "..", Mode: fuse.S_IFDIR, Ino: parentIno})
 	// List what was added to the inode tree, in the model's (name) order.
 	for _, c := range d.m.children {
+		if !c.added {
+			continue // left out at mount (a bad or duplicate name)
+		}
 		ch := d.GetChild(c.name)
 		if ch == nil {
 			continue
