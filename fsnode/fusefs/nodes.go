@@ -71,9 +71,13 @@ type fileNode struct {
 	m   *mnode
 
 	mu     sync.Mutex
-	r      fsnode.Reader // opened on first Open, shared by every handle
-	logged bool          // the one log line for this node was written
+	logged bool // the one log line for this node was written
 }
+
+// fileHandle is one open file: the model's reader for it. Readers are not
+// kept past their handles, so a decoded file's index stays under fsnode's
+// own bound (its index LRU) rather than pinned for the mount's lifetime.
+type fileHandle struct{ r fsnode.Reader }
 
 // OnAdd builds the whole inode tree below the root from the model. go-fuse
 // calls it for every directory node as it is added; only the root's call
@@ -379,22 +383,17 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fu
 		return nil, 0, syscall.EROFS
 	}
 	defer f.sys.recoverErrno("open", f.m, &errno)
-	if _, err := f.reader(); err != nil {
+	r, err := f.reader()
+	if err != nil {
 		f.logErr("open", 0, err)
 		return nil, 0, syscall.EIO
 	}
-	// No handle: reads go to the node, which holds the one shared reader.
-	return nil, fuse.FOPEN_KEEP_CACHE, 0
+	return &fileHandle{r: r}, fuse.FOPEN_KEEP_CACHE, 0
 }
 
-// reader opens the model's reader once; a failure is retried on the next
-// open (the model remembers what it learnt, so that is cheap).
+// reader opens the model's reader (the model remembers what it learnt, so
+// a second open is cheap).
 func (f *fileNode) reader() (fsnode.Reader, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.r != nil {
-		return f.r, nil
-	}
 	r, err := f.m.e.Open()
 	if err != nil {
 		return nil, err
@@ -402,11 +401,10 @@ func (f *fileNode) reader() (fsnode.Reader, error) {
 	if r == nil {
 		return nil, fmt.Errorf("model returned no reader")
 	}
-	f.r = r
 	return r, nil
 }
 
-func (f *fileNode) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off int64) (res fuse.ReadResult, errno syscall.Errno) {
+func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (res fuse.ReadResult, errno syscall.Errno) {
 	defer f.sys.recoverErrno("read", f.m, &errno)
 	if off < 0 {
 		return nil, syscall.EINVAL
@@ -422,10 +420,16 @@ func (f *fileNode) Read(ctx context.Context, _ fs.FileHandle, dest []byte, off i
 	if res, ok := f.splice(off, n, size); ok {
 		return res, 0
 	}
-	r, err := f.reader()
-	if err != nil {
-		f.logErr("open", 0, err)
-		return nil, syscall.EIO
+	var r fsnode.Reader
+	if h, ok := fh.(*fileHandle); ok {
+		r = h.r
+	} else {
+		// A read without our handle (e.g. after a reconnect): open now.
+		var err error
+		if r, err = f.reader(); err != nil {
+			f.logErr("open", 0, err)
+			return nil, syscall.EIO
+		}
 	}
 	got, err := r.ReadAt(dest[:n], off)
 	if got == int(n) {
