@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"math/rand"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -56,13 +58,13 @@ func (f *minimalFile) Read(ctx context.Context, _ fs.FileHandle, dest []byte, of
 	return fuse.ReadResultFd(f.fd, f.off+off, int(n)), 0
 }
 
-// mountMinimal serves image bytes [off, off+size) as MNT/data in this process.
-func mountMinimal(b *testing.B, image string, off, size int64) string {
+// serveMinimal mounts the minimal server for image bytes [off, off+size) as
+// MNT/data.
+func serveMinimal(image string, off, size int64, mnt string) (*fuse.Server, *os.File, error) {
 	img, err := os.Open(image)
 	if err != nil {
-		b.Fatal(err)
+		return nil, nil, err
 	}
-	mnt, _ := os.MkdirTemp(workDir, "mnt-minimal-")
 	root := &fs.Inode{}
 	file := &minimalFile{fd: img.Fd(), off: off, size: size}
 	long := time.Hour
@@ -78,16 +80,84 @@ func mountMinimal(b *testing.B, image string, off, size int64) string {
 	}
 	srv, err := fs.Mount(mnt, root, opts)
 	if err != nil {
-		b.Fatal(err)
+		img.Close()
+		return nil, nil, err
 	}
-	if err := fusefs.SetReadAhead(mnt, benchReadAhead()); err != nil {
-		b.Logf("minimal server keeps 128 KiB readahead: %v", err)
+	fusefs.SetReadAhead(mnt, benchReadAhead())
+	return srv, img, nil
+}
+
+// mountMinimal runs the minimal server in this process.
+func mountMinimal(b *testing.B, image string, off, size int64) string {
+	mnt, _ := os.MkdirTemp(workDir, "mnt-minimal-")
+	srv, img, err := serveMinimal(image, off, size, mnt)
+	if err != nil {
+		b.Fatal(err)
 	}
 	b.Cleanup(func() {
 		if err := srv.Unmount(); err != nil {
 			syscall.Unmount(mnt, syscall.MNT_DETACH)
 		}
 		img.Close()
+	})
+	return mnt + "/data"
+}
+
+// minimalServerEnv makes the test binary a minimal server process instead
+// of running tests: IMAGE, OFF, SIZE, MNT separated by tabs (see TestMain).
+const minimalServerEnv = "GCFS_BENCH_MINIMAL_SERVER"
+
+// runMinimalServer is the helper process's main: mount, say "ready", serve
+// until unmounted.
+func runMinimalServer(spec string) int {
+	parts := strings.Split(spec, "\t")
+	if len(parts) != 4 {
+		fmt.Fprintln(os.Stderr, "bad", minimalServerEnv)
+		return 2
+	}
+	off, _ := strconv.ParseInt(parts[1], 10, 64)
+	size, _ := strconv.ParseInt(parts[2], 10, 64)
+	srv, img, err := serveMinimal(parts[0], off, size, parts[3])
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	fmt.Println("ready")
+	srv.Wait()
+	img.Close() // and keeps the file (whose descriptor we splice from) alive until here
+	return 0
+}
+
+// mountMinimalProcess runs the minimal server as a process of its own, as
+// gcfs runs: the like-for-like baseline.
+func mountMinimalProcess(b *testing.B, image string, off, size int64) string {
+	mnt, _ := os.MkdirTemp(workDir, "mnt-minimal-proc-")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), minimalServerEnv+"="+strings.Join([]string{image, strconv.FormatInt(off, 10), strconv.FormatInt(size, 10), mnt}, "\t"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if strings.TrimSpace(line) != "ready" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		b.Fatalf("minimal server: %q", line)
+	}
+	b.Cleanup(func() {
+		if err := exec.Command("fusermount3", "-u", mnt).Run(); err != nil {
+			syscall.Unmount(mnt, syscall.MNT_DETACH)
+		}
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
 	})
 	return mnt + "/data"
 }
@@ -154,7 +224,8 @@ func BenchmarkRawSequential(b *testing.B) {
 	n := min(big.Size, 512<<20)
 	m := testMount(b, d.path)
 	off := xattrIntB(b, m.path(big.Path), "user.gcfs.offset")
-	minimal := mountMinimal(b, d.path, off, big.Size)
+	minimal := mountMinimalProcess(b, d.path, off, big.Size)
+	inproc := mountMinimal(b, d.path, off, big.Size)
 	if os.Getenv("GCFS_BENCH_RA_KB") != "" {
 		fusefs.SetReadAhead(m.dir, benchReadAhead())
 	}
@@ -168,7 +239,7 @@ func BenchmarkRawSequential(b *testing.B) {
 		path string
 		off  int64
 	}
-	vs := []variant{{"direct", d.path, off}, {"minimal", minimal, 0}, {"gcfs", m.path(big.Path), 0}}
+	vs := []variant{{"direct", d.path, off}, {"minimal", minimal, 0}, {"minimal-inproc", inproc, 0}, {"gcfs", m.path(big.Path), 0}}
 	res := map[string][]float64{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -189,6 +260,7 @@ func BenchmarkRawSequential(b *testing.B) {
 	for _, t := range []string{"cold", "warm"} {
 		if g, mn := res["gcfs-"+t], res["minimal-"+t]; len(g) > 0 {
 			b.ReportMetric(median(g)/median(mn), "gcfs/minimal-"+t)
+			b.ReportMetric(median(g)/median(res["minimal-inproc-"+t]), "gcfs/minimal-inproc-"+t)
 			b.ReportMetric(median(g)/median(res["direct-"+t]), "gcfs/direct-"+t)
 		}
 	}

@@ -62,7 +62,8 @@ type fsys struct {
 	dirMode    uint32
 	fileMode   uint32
 	mtime      time.Time
-	imgFd      uintptr // the image's descriptor, for splicing
+	imgFd      uintptr  // the image's descriptor, for splicing
+	img        *os.File // holds imgFd open: a dropped *os.File closes on GC
 	hasImgFd   bool
 	imgSize    int64
 	logf       func(format string, args ...any)
@@ -122,7 +123,7 @@ func newRoot(m *mnode, opt Options, img *os.File, imgSize, volBlocks int64) *dir
 	}
 	sys.nextIno.Store(1 << 62)
 	if img != nil {
-		sys.imgFd, sys.hasImgFd = img.Fd(), true
+		sys.img, sys.imgFd, sys.hasImgFd = img, img.Fd(), true
 	}
 	return &dirNode{sys: sys, m: m, root: true}
 }
