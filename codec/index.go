@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // blockTarget is the output a decoded block holds at least (all but the
@@ -34,88 +35,95 @@ type checkpoint struct {
 // Index gives random access to one stream's output. A decoded block is the
 // output between two checkpoints (about 64 KiB); it is the cache's unit.
 //
-// The first checkpoint of each group of blocks has a snapshot of the output before it,
-// trimmed to what the group's matches actually reach back to (at most
-// 48 KiB), so any block decodes from its group's start without the stream's
-// beginning. Snapshots total at most 1/8 of the output (groups of 3 to 6
-// blocks). An Index is immutable once built: safe for concurrent use.
+// The first checkpoint of each group of blocks has a snapshot of the output
+// before it, trimmed to what the group's matches actually reach back to (at
+// most 48 KiB), so any block decodes from its group's start without the
+// stream's beginning. Snapshots total at most 1/8 of the output (groups of 3
+// to 6 blocks). NewIndex learns only their lengths (a scan, no output); the
+// bytes are filled lazily, by any decode that passes a group's start with
+// the window at hand, or by a forward decode from the nearest group that has
+// its snapshot when a block is asked for cold (see DecodeBlock), or all at
+// once by FillSnapshots. An Index is safe for concurrent use.
 type Index struct {
 	hdr        Header
 	opt        Options
 	cps        []checkpoint // len = NumBlocks()+1; the last is the stream's end
 	groupFirst []int32      // first block of each group
-	snaps      [][]byte     // snaps[g]: output [cps[groupFirst[g]].out-len, cps[groupFirst[g]].out)
+	snapLen    []int32      // snapLen[g]: bytes before group g's start its matches reach (group 0: none)
+	// snaps[g]: output [cps[groupFirst[g]].out-snapLen[g], cps[groupFirst[g]].out)
+	// once filled; nil until then. Stores are idempotent (the output is
+	// what it is), the first one wins.
+	snaps    []atomic.Pointer[[]byte]
+	maxSnaps int64        // sum of snapLen
+	filled   atomic.Int64 // bytes of snapshots filled
 }
 
 // NewIndex builds the random-access index of the stream in r (see Scan for r
-// and size). It fails with the first CorruptError, like Scan. It decodes the
-// whole stream once, keeping only a window of output, so its memory is the
-// index plus ~0.4 MiB whatever the stream's size.
+// and size). It fails with the first CorruptError, the same as Scan's. It is
+// a size scan that also records the checkpoints, the groups and how far each
+// group's matches reach back; it produces no output (snapshots are filled
+// later, see Index), so it costs about what Scan costs, and its memory is the
+// index itself whatever the stream's size.
 func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
 	h, err := readHeader(r, size)
 	if err != nil {
 		return nil, err
 	}
 	ix := &Index{hdr: h, opt: opt}
-	d := decoder{inBase: HeaderSize, end: h.Size, first: true, trackRef: true}
-	d.setOptions(opt)
+	sc := newScanner(opt)
+	sc.stopOut = blockTarget
+	var st Stats
 	cr := chunkReader{r: r, end: h.Size}
-	d.out = make([]byte, 0, maxWindow+maxGroupBlocks*(int(blockTarget)+outSlack)+writeSlack)
 	ix.cps = append(ix.cps, checkpoint{in: HeaderSize})
-	groupStart := int64(0) // output offset where the current group starts
 	ix.groupFirst = append(ix.groupFirst, 0)
-	d.minRef = 0
-	var in []byte
-
+	groupStart := int64(0) // output offset where the current group starts
 	closeGroup := func() {
-		// Snapshot [minRef, groupStart) of the output before the group.
-		lo := min(d.minRef, groupStart)
-		snap := make([]byte, groupStart-lo)
-		copy(snap, d.out[lo-d.outBase:groupStart-d.outBase])
-		ix.snaps = append(ix.snaps, snap)
+		// The group's matches reach back to min(minRef, groupStart).
+		ix.snapLen = append(ix.snapLen, int32(groupStart-min(sc.minRef, groupStart)))
 	}
-	for {
-		if in == nil {
-			off := d.inBase + int64(d.pos)
-			in, d.full, err = cr.fill(off)
+	off := int64(HeaderSize)
+	refill := true
+	for off < h.Size {
+		if refill {
+			in, full, err := cr.fill(off)
 			if err != nil {
 				return nil, err
 			}
-			d.in, d.inBase, d.pos = in, off, 0
+			sc.inBase, sc.in, sc.full, sc.pos = off, in, full, 0
 		}
-		last := ix.cps[len(ix.cps)-1]
-		err = d.run(math.MaxInt64, last.out+blockTarget)
+		err := sc.run(&st)
+		off = sc.inBase + int64(sc.pos)
 		if err == errNeedInput {
-			in = nil
+			refill = true
 			continue
 		}
-		if err != nil {
-			return nil, err
+		if err != errStop {
+			if err != nil {
+				return nil, err
+			}
+			break
 		}
-		inOff := d.inBase + int64(d.pos)
-		outOff := d.outBase + int64(len(d.out))
-		if inOff >= h.Size {
+		refill = false
+		if off >= h.Size {
 			break
 		}
 		k := len(ix.cps) // the block starting here
-		ix.cps = append(ix.cps, checkpoint{in: inOff, out: outOff, state: d.state})
+		outOff := sc.olen
+		ix.cps = append(ix.cps, checkpoint{in: off, out: outOff, state: sc.state})
+		sc.stopOut = outOff + blockTarget
 		// Close the group once it has groupBlocks blocks and its snapshot is
 		// at most 1/8 of its output; maxGroupBlocks always satisfies that.
 		nb := k - int(ix.groupFirst[len(ix.groupFirst)-1])
-		snapLen := groupStart - min(d.minRef, groupStart)
+		snapLen := groupStart - min(sc.minRef, groupStart)
 		if nb >= groupBlocks && snapLen*8 <= outOff-groupStart || nb >= maxGroupBlocks {
 			closeGroup()
-			// Slide: keep the window the next group may reach into.
-			keep := min(int64(len(d.out)), maxWindow)
-			n := copy(d.out, d.out[int64(len(d.out))-keep:])
-			d.out = d.out[:n]
-			d.outBase = outOff - keep
 			groupStart = outOff
-			d.minRef = outOff
+			sc.minRef = outOff
+			sc.trackEnd = outOff + maxWindow
 			ix.groupFirst = append(ix.groupFirst, int32(k))
 		}
 	}
-	total := d.outBase + int64(len(d.out))
+	total := sc.olen
 	if last := ix.cps[len(ix.cps)-1]; last.out == total && len(ix.cps) > 1 {
 		// The stream's tail produced no output: the last block ends at the
 		// stream's end instead of being empty.
@@ -129,12 +137,52 @@ func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
 	} else {
 		closeGroup()
 	}
+	ix.snaps = make([]atomic.Pointer[[]byte], len(ix.groupFirst))
+	for _, n := range ix.snapLen {
+		ix.maxSnaps += int64(n)
+	}
 	return ix, nil
 }
 
 // groupOf is the group holding block i.
 func (ix *Index) groupOf(i int) int {
 	return sort.Search(len(ix.groupFirst), func(g int) bool { return int(ix.groupFirst[g]) > i }) - 1
+}
+
+// snapshot returns group g's snapshot and whether it is known (a group whose
+// matches reach nothing before it needs none).
+func (ix *Index) snapshot(g int) ([]byte, bool) {
+	if ix.snapLen[g] == 0 {
+		return nil, true
+	}
+	if p := ix.snaps[g].Load(); p != nil {
+		return *p, true
+	}
+	return nil, false
+}
+
+// reach is the lowest output offset group g's decode reads.
+func (ix *Index) reach(g int) int64 {
+	return ix.cps[ix.groupFirst[g]].out - int64(ix.snapLen[g])
+}
+
+// startFor picks where a forward decode that fills the snapshots of groups
+// lo..hi starts: the nearest group before lo whose snapshot is known and
+// whose window reaches back at least as far as every group it will pass
+// needs (so the sliding window always holds what a match or a snapshot
+// needs). Group 0, the stream's start, always qualifies.
+func (ix *Index) startFor(lo, hi int) int {
+	need := int64(math.MaxInt64)
+	for g := hi; g >= lo; g-- {
+		need = min(need, ix.reach(g))
+	}
+	for g := lo - 1; g > 0; g-- {
+		if _, ok := ix.snapshot(g); ok && ix.reach(g) <= need {
+			return g
+		}
+		need = min(need, ix.reach(g))
+	}
+	return 0
 }
 
 // Size is the decoded length.
@@ -169,14 +217,17 @@ func (ix *Index) BlockAt(off int64) int {
 	return sort.Search(nb, func(i int) bool { return ix.cps[i+1].out > off })
 }
 
-// MemSize is the index's own footprint in bytes (for budgeting).
-func (ix *Index) MemSize() int64 {
-	n := int64(128) + int64(cap(ix.cps))*24 + int64(cap(ix.groupFirst))*4 + int64(cap(ix.snaps))*24
-	for _, s := range ix.snaps {
-		n += int64(cap(s))
-	}
-	return n
+func (ix *Index) baseMem() int64 {
+	return 128 + int64(cap(ix.cps))*24 + int64(cap(ix.groupFirst))*4 + int64(cap(ix.snapLen))*4 + int64(len(ix.snaps))*8
 }
+
+// MemSize is the index's footprint in bytes now, snapshots filled so far
+// included. It grows as snapshots are filled, up to MaxMemSize.
+func (ix *Index) MemSize() int64 { return ix.baseMem() + ix.filled.Load() }
+
+// MaxMemSize is the footprint once every snapshot is filled (known when the
+// index is built): what a budget should reserve for it.
+func (ix *Index) MaxMemSize() int64 { return ix.baseMem() + ix.maxSnaps }
 
 // ErrBlockRange is returned by DecodeBlock for a block number out of range.
 var ErrBlockRange = errors.New("wad: block number out of range")
@@ -185,79 +236,164 @@ var ErrBlockRange = errors.New("wad: block number out of range")
 // a compressed chunk.
 type blockScratch struct{ out, in []byte }
 
-var scratchPool = sync.Pool{New: func() any {
-	return &blockScratch{out: make([]byte, 0, maxWindow+maxGroupBlocks*(int(blockTarget)+outSlack)+writeSlack)}
-}}
+var scratchPool = sync.Pool{New: func() any { return &blockScratch{} }}
+
+// slideAt is how much output a forward decode holds past its window before
+// it slides (keeping the last maxWindow bytes): enough that a decode from a
+// group's start never slides.
+func slideAt() int {
+	return max(maxGroupBlocks*(int(blockTarget)+outSlack), 256<<10)
+}
 
 // DecodeBlock returns block i's decoded bytes, reading the stream from r. prev,
 // when not nil, is block i-1's decoded bytes (from a cache) and may serve as the
-// window; with nil the index finds the window itself (its group's snapshot,
-// then at most groupBlocks-1 blocks decoded and dropped). The result is a new
-// slice of exactly the block's length.
+// window. Otherwise the block decodes from its group's start with the group's
+// snapshot (at most groupBlocks-1 blocks decoded and dropped) when that is
+// known; when it is not, from the nearest earlier group whose snapshot is
+// known (or the stream's start), filling the snapshots of the groups it
+// passes, in bounded memory. The result is a new slice of exactly the block's
+// length.
 func (ix *Index) DecodeBlock(r io.ReaderAt, i int, prev []byte) ([]byte, error) {
 	if i < 0 || i >= ix.NumBlocks() {
 		return nil, ErrBlockRange
 	}
-	from := i
-	var window []byte
 	// prev serves as the window when it is block i-1 and holds all a match
 	// can reach (blocks are larger than that, but for tests' small blocks).
 	if i > 0 && prev != nil && int64(len(prev)) == ix.cps[i].out-ix.cps[i-1].out &&
 		(len(prev) >= maxWindow || i == 1) {
-		window = prev[len(prev)-min(len(prev), maxWindow):]
-	} else {
-		g := ix.groupOf(i)
-		from = int(ix.groupFirst[g])
-		window = ix.snaps[g]
+		return ix.decodeRange(r, i, i, prev[len(prev)-min(len(prev), maxWindow):], true)
 	}
+	g := ix.groupOf(i)
+	if w, ok := ix.snapshot(g); ok {
+		return ix.decodeRange(r, int(ix.groupFirst[g]), i, w, true)
+	}
+	gk := ix.startFor(g, g)
+	w, _ := ix.snapshot(gk)
+	return ix.decodeRange(r, int(ix.groupFirst[gk]), i, w, true)
+}
+
+// FillSnapshots fills every snapshot not yet known in one forward decode
+// (from the nearest known one), so that later cold reads of any block cost
+// at most a group's decode. Memory is bounded whatever the stream's size.
+func (ix *Index) FillSnapshots(r io.ReaderAt) error {
+	ng := len(ix.groupFirst)
+	lo := 1
+	for ; lo < ng; lo++ {
+		if _, ok := ix.snapshot(lo); !ok {
+			break
+		}
+	}
+	if lo >= ng {
+		return nil
+	}
+	gk := ix.startFor(lo, ng-1)
+	w, _ := ix.snapshot(gk)
+	_, err := ix.decodeRange(r, int(ix.groupFirst[gk]), int(ix.groupFirst[ng-1])-1, w, false)
+	return err
+}
+
+// decodeRange decodes blocks from..i, window being the output right before
+// block from (from is 0, a group's first block, or i with prev's tail), and
+// returns block i's bytes when result is set. It stores the snapshot of
+// every group whose start it passes (blocks from+1..i+1) that is not known
+// yet and lies in its window. The window slides (keeping maxWindow bytes)
+// every slideAt() bytes of output, so memory does not grow with i-from.
+func (ix *Index) decodeRange(r io.ReaderAt, from, i int, window []byte, result bool) ([]byte, error) {
 	start, stop := ix.cps[from], ix.cps[i+1]
+	slide := slideAt()
 	sc := scratchPool.Get().(*blockScratch)
 	defer scratchPool.Put(sc)
 	buf := sc.out[:0]
-	need := len(window) + int(stop.out-start.out) + outSlack
+	need := len(window) + int(min(stop.out-start.out, int64(slide+int(blockTarget)+outSlack))) + writeSlack
 	if cap(buf) < need {
-		buf = make([]byte, 0, need)
+		buf = make([]byte, 0, max(need, maxWindow+slide+int(blockTarget)+outSlack+writeSlack))
 	}
 	buf = append(buf, window...)
 
-	// The block ends at a packet boundary, so the decode reads only
+	// The last block ends at a packet boundary, so the decode reads only
 	// [start.in, stop.in) and treats stop.in as its end.
 	d := decoder{inBase: start.in, end: stop.in, out: buf, outBase: start.out - int64(len(window)),
 		state: start.state, first: from == 0, minRef: math.MaxInt64}
 	d.setOptions(ix.opt)
 	cr := chunkReader{r: r, end: stop.in, buf: sc.in}
-	for {
-		off := d.inBase + int64(d.pos)
-		in, full, err := cr.fill(off)
-		if err != nil {
-			return nil, err
+	nextGroup := ix.groupOf(from) + 1
+	refill := true
+	for j := from; ; j++ {
+		if j > from {
+			cp := ix.cps[j]
+			if d.inBase+int64(d.pos) != cp.in || d.outBase+int64(len(d.out)) != cp.out {
+				return nil, fmt.Errorf("wad: block %d decoded to output %d at input %#x, index says %d at %#x (stream changed since it was indexed?)",
+					j-1, d.outBase+int64(len(d.out)), d.inBase+int64(d.pos), cp.out, cp.in)
+			}
+			if nextGroup < len(ix.groupFirst) && int(ix.groupFirst[nextGroup]) == j {
+				ix.store(nextGroup, d.out, d.outBase)
+				nextGroup++
+			}
+			if j > i {
+				break
+			}
+			if len(d.out) > maxWindow+slide {
+				drop := len(d.out) - maxWindow
+				n := copy(d.out, d.out[drop:])
+				d.out = d.out[:n]
+				d.outBase += int64(drop)
+			}
 		}
-		d.in, d.inBase, d.pos, d.full = in, off, 0, full
-		err = d.run(math.MaxInt64, math.MaxInt64)
-		if err == errNeedInput {
-			continue
+		stopIn := ix.cps[j+1].in
+		for {
+			if refill {
+				off := d.inBase + int64(d.pos)
+				in, full, err := cr.fill(off)
+				if err != nil {
+					return nil, err
+				}
+				d.in, d.inBase, d.pos, d.full = in, off, 0, full
+				refill = false
+			}
+			err := d.run(stopIn, math.MaxInt64)
+			if err == errNeedInput {
+				refill = true
+				continue
+			}
+			if err == errWindow {
+				return nil, err
+			}
+			if err != nil {
+				return nil, fmt.Errorf("wad: block %d: %w", j, err)
+			}
+			break
 		}
-		if err == errWindow {
-			return nil, err
-		}
-		if err != nil {
-			return nil, fmt.Errorf("wad: block %d: %w", i, err)
-		}
-		break
 	}
 	sc.in = cr.buf
 	if cap(d.out) <= 8<<20 {
 		sc.out = d.out[:0]
 	}
-	got := d.outBase + int64(len(d.out))
-	if d.inBase+int64(d.pos) != stop.in || got != stop.out {
-		return nil, fmt.Errorf("wad: block %d decoded to output %d at input %#x, index says %d at %#x (stream changed since it was indexed?)",
-			i, got, d.inBase+int64(d.pos), stop.out, stop.in)
+	if !result {
+		return nil, nil
 	}
 	lo := ix.cps[i].out - d.outBase
 	res := make([]byte, stop.out-ix.cps[i].out)
 	copy(res, d.out[lo:])
 	return res, nil
+}
+
+// store keeps group g's snapshot from out (whose out[0] is output offset
+// outBase, and which ends at the group's start) if it is not known yet and
+// out holds all of it.
+func (ix *Index) store(g int, out []byte, outBase int64) {
+	n := int64(ix.snapLen[g])
+	if n == 0 || ix.snaps[g].Load() != nil {
+		return
+	}
+	end := ix.cps[ix.groupFirst[g]].out - outBase
+	if end != int64(len(out)) || end-n < 0 {
+		return
+	}
+	s := make([]byte, n)
+	copy(s, out[end-n:end])
+	if ix.snaps[g].CompareAndSwap(nil, &s) {
+		ix.filled.Add(n)
+	}
 }
 
 // ReadAt reads decoded bytes [off, off+len(p)) with no cache (convenience and

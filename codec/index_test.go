@@ -90,6 +90,12 @@ func TestIndexMemoryBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := ix.FillSnapshots(bytes.NewReader(enc)); err != nil {
+		t.Fatal(err)
+	}
+	if ix.MemSize() != ix.MaxMemSize() {
+		t.Errorf("filled index: MemSize %d, MaxMemSize %d", ix.MemSize(), ix.MaxMemSize())
+	}
 	if ix.MemSize() > ix.Size()/8+int64(ix.NumBlocks())*32+4096 {
 		t.Errorf("index %d bytes for %d decoded (%.1f%%)", ix.MemSize(), ix.Size(), 100*float64(ix.MemSize())/float64(ix.Size()))
 	}
@@ -109,7 +115,10 @@ func TestIndexMemoryBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ix.MemSize() > ix.Size()/8 {
+	if err := ix.FillSnapshots(bytes.NewReader(enc)); err != nil {
+		t.Fatal(err)
+	}
+	if ix.MemSize() > ix.Size()/8 || ix.MemSize() != ix.MaxMemSize() {
 		t.Errorf("sample index %.1f%% of decoded", 100*float64(ix.MemSize())/float64(ix.Size()))
 	}
 	t.Logf("sample: %d blocks, %d groups, index %.1f%%", ix.NumBlocks(), len(ix.groupFirst), 100*float64(ix.MemSize())/float64(ix.Size()))

@@ -66,10 +66,7 @@ func Scan(r io.ReaderAt, size int64, opt Options) (Stats, error) {
 		return st, err
 	}
 	st.Header = h
-	sc := scanner{align: clampAlign(opt.Align), strict: opt.Strict, maxOut: opt.MaxOutput, first: true}
-	if sc.maxOut <= 0 {
-		sc.maxOut = math.MaxInt64
-	}
+	sc := newScanner(opt)
 	cr := chunkReader{r: r, end: h.Size}
 	off := int64(HeaderSize)
 	for off < h.Size {
@@ -92,7 +89,8 @@ func Scan(r io.ReaderAt, size int64, opt Options) (Stats, error) {
 }
 
 // scanner is decoder.run without the output: the same rules, the same errors
-// at the same offsets, only the output length tracked.
+// at the same offsets, only the output length tracked (and, for the index,
+// how far back matches reach, and stops at block boundaries).
 type scanner struct {
 	in     []byte
 	inBase int64
@@ -104,17 +102,40 @@ type scanner struct {
 	align  int64
 	strict bool
 	maxOut int64
+
+	// stopOut: run returns errStop at the first packet boundary where the
+	// output length is at least stopOut (MaxInt64: never).
+	stopOut int64
+	// minRef is lowered to the output offset of every match source the
+	// checked path reads. The fast loop does not track and runs only from
+	// trackEnd on: the index sets it maxWindow past a group's start, beyond
+	// which no match can reach before that start.
+	minRef   int64
+	trackEnd int64
+}
+
+// errStop is returned by scanner.run at a stopOut boundary.
+var errStop = errors.New("codec: stop")
+
+func newScanner(opt Options) scanner {
+	sc := scanner{align: clampAlign(opt.Align), strict: opt.Strict, maxOut: opt.MaxOutput, first: true,
+		stopOut: math.MaxInt64, minRef: math.MaxInt64}
+	if sc.maxOut <= 0 {
+		sc.maxOut = math.MaxInt64
+	}
+	return sc
 }
 
 func (s *scanner) run(st *Stats) error {
-	in, pos, olen, state := s.in, s.pos, s.olen, s.state
+	in, pos, olen, state, minRef := s.in, s.pos, s.olen, s.state, s.minRef
 	soft := len(in)
 	if !s.full {
 		soft = len(in) - maxPacket
 	}
 	var err error
 	fastEnd := min(soft, len(in)-8)
-	maxFast := s.maxOut - outSlack
+	maxFast := min(s.maxOut-outSlack, s.stopOut-1)
+	fastFrom := max(int64(maxWindow), s.trackEnd)
 	var nShort, nMatch int // kept in registers, added to st at the end
 	if s.first && pos < len(in) {
 		s.first = false
@@ -146,7 +167,7 @@ func (s *scanner) run(st *Stats) error {
 	// end: they need no check but the state they leave. A table gives each
 	// flag's header size, base length and where its little-literal count is.
 	for pos < len(in) {
-		for pos <= fastEnd && olen >= maxWindow && olen <= maxFast {
+		for pos <= fastEnd && olen >= fastFrom && olen <= maxFast {
 			w := binary.LittleEndian.Uint64(in[pos:])
 			if f := byte(w); f >= 0x40 {
 				l := int(f & 3)
@@ -168,6 +189,10 @@ func (s *scanner) run(st *Stats) error {
 			state = uint8((lit+3)>>2) * stLittle
 		}
 		if pos >= len(in) {
+			break
+		}
+		if olen >= s.stopOut {
+			err = errStop
 			break
 		}
 		if pos > soft {
@@ -299,6 +324,9 @@ func (s *scanner) run(st *Stats) error {
 			err = corrupt(s.inBase+int64(start), RuleDistance)
 			break
 		}
+		if src := olen - int64(dist); src < minRef && length > 0 {
+			minRef = src
+		}
 		*kind++
 		olen += int64(length + lit)
 		pos = p + lit
@@ -313,7 +341,7 @@ done:
 	if err == nil && !s.full {
 		err = errNeedInput
 	}
-	s.pos, s.olen, s.state = pos, olen, state
+	s.pos, s.olen, s.state, s.minRef = pos, olen, state, minRef
 	return err
 }
 
