@@ -672,13 +672,13 @@ func TestMountOptions(t *testing.T) {
 	if err := unix.Stat(m.path("SYSTEM.CNF"), &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.Uid != 1234 || st.Gid != 5678 || st.Mode&0o777 != 0o640 {
+	if st.Uid != 1234 || st.Gid != 5678 || st.Mode&0o777 != 0o440 {
 		t.Errorf("SYSTEM.CNF: uid %d gid %d mode %o", st.Uid, st.Gid, st.Mode&0o777)
 	}
 	if err := unix.Stat(m.path("G"), &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.Mode&0o777 != 0o750 {
+	if st.Mode&0o777 != 0o550 {
 		t.Errorf("G: mode %o", st.Mode&0o777)
 	}
 	big, small := 0, 0

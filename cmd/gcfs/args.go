@@ -58,7 +58,9 @@ func interspersedArgs(app *cli.App, args []string) []string {
 		}
 		f := findFlag(leaf.Flags, name)
 		if f == nil {
-			positional = append(positional, a)
+			// An unknown flag goes with the flags, so cli reports it as one
+			// rather than as a path.
+			flags = append(flags, a)
 			continue
 		}
 		flags = append(flags, a)

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -23,13 +24,42 @@ func newApp() *cli.App {
 	app.Commands = append(app.Commands, mountCommands()...)
 	app.Commands = append(app.Commands, treeCommands()...)
 	app.Commands = append(app.Commands, wadCommand(), mkdiscCommand())
+	app.OnUsageError = usageError
+	setUsageErrors(app.Commands)
 	return app
+}
+
+// usageError makes a bad flag or value one line with a pointer to --help,
+// instead of cli's default of printing the whole help text.
+func usageError(c *cli.Context, err error, _ bool) error {
+	name := "gcfs"
+	if c != nil && c.Command != nil && c.Command.FullName() != "" {
+		name += " " + c.Command.FullName()
+	}
+	return cli.Exit(fmt.Sprintf("%s: %v (see %s --help)", name, err, name), 2)
+}
+
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = usageError
+		}
+		setUsageErrors(c.Subcommands)
+	}
 }
 
 func main() {
 	app := newApp()
+	// Errors are printed here, once, with the program's name; cli's own
+	// handler would print exit errors without it.
+	app.ExitErrHandler = func(*cli.Context, error) {}
 	if err := app.Run(interspersedArgs(app, os.Args)); err != nil {
-		fmt.Fprintln(os.Stderr, "gcfs:", err)
+		if msg := err.Error(); msg != "" {
+			if !strings.HasPrefix(msg, "gcfs") {
+				msg = "gcfs: " + msg
+			}
+			fmt.Fprintln(os.Stderr, msg)
+		}
 		os.Exit(exitCode(err))
 	}
 }

@@ -76,6 +76,10 @@ func parseMountArgs(c *cli.Context) (*mountConfig, error) {
 		return nil, fmt.Errorf("mount: want IMAGE MOUNTPOINT, got %d argument(s) (see gcfs mount --help)", c.NArg())
 	}
 	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), debug: c.Bool("debug"), logFile: c.String("log-file")}
+	// fusermount3 refuses a mount point given through a symlink; mount where it points.
+	if r, err := filepath.EvalSymlinks(cfg.mountpoint); err == nil {
+		cfg.mountpoint = r
+	}
 	var err error
 	if cfg.cacheSize, err = parseSize("--cache-size", c.String("cache-size"), 1); err != nil {
 		return nil, err
@@ -453,7 +457,7 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 			unmounting = true
 			logf("gcfs: %v: unmounting %s", s, cfg.mountpoint)
 			if err := srv.Unmount(); err != nil {
-				logf("gcfs: unmount %s: %v; detaching lazily", cfg.mountpoint, strings.TrimSpace(err.Error()))
+				logf("gcfs: unmount %s: %s; detaching lazily", cfg.mountpoint, oneLine(err.Error()))
 				if err := unmount(cfg.mountpoint, true); err != nil {
 					logf("gcfs: lazy unmount %s: %v", cfg.mountpoint, err)
 				}
@@ -549,4 +553,9 @@ func unmount(dir string, lazy bool) error {
 		return fmt.Errorf("umount %s: %v", dir, err)
 	}
 	return nil
+}
+
+// oneLine folds a multi-line message (fusermount3's output) into one log line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
 }

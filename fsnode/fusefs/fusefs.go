@@ -25,8 +25,9 @@ import (
 // Options say how the tree is presented and mounted.
 type Options struct {
 	UID, GID uint32 // owner of every entry
-	// Umask clears permission bits from 0777 (directories) and 0666 (files).
-	// The default, 0222, gives r-x directories and r-- files for everyone.
+	// Umask clears permission bits from the read-only modes, 0555 for
+	// directories and 0444 for files: it can only take access away, never
+	// show write bits on a filesystem that refuses every write.
 	Umask *uint32
 	// Mtime is shown as every entry's modification, change and access time.
 	Mtime time.Time
@@ -104,7 +105,7 @@ func treeImage(t *fsnode.Tree, opt Options) (*os.File, int64, int64) {
 }
 
 func newRoot(m *mnode, opt Options, img *os.File, imgSize, volBlocks int64) *dirNode {
-	umask := uint32(0222)
+	umask := uint32(0)
 	if opt.Umask != nil {
 		umask = *opt.Umask & 0777
 	}
@@ -114,8 +115,8 @@ func newRoot(m *mnode, opt Options, img *os.File, imgSize, volBlocks int64) *dir
 	}
 	sys := &fsys{
 		uid: opt.UID, gid: opt.GID,
-		dirMode:   0777 &^ umask,
-		fileMode:  0666 &^ umask,
+		dirMode:   0555 &^ umask,
+		fileMode:  0444 &^ umask,
 		mtime:     opt.Mtime,
 		imgSize:   imgSize,
 		logf:      logf,
@@ -158,6 +159,9 @@ func MountOptions(opt Options) *fs.Options {
 		NegativeTimeout: &nt,
 		UID:             opt.UID,
 		GID:             opt.GID,
+		// Every mode is set by the nodes; a umask of 0777 means mode 0,
+		// which go-fuse would otherwise replace with 0644.
+		NullPermissions: true,
 	}
 	if opt.Logf != nil {
 		fo.Logger = mo.Logger

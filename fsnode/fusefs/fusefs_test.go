@@ -265,20 +265,28 @@ func TestTreeAttrsAndReaddir(t *testing.T) {
 
 func TestUmask(t *testing.T) {
 	img, data := imageFile(t)
-	um := uint32(0o022)
-	mnt, _ := mountFake(t, fakeTree(data), Options{Umask: &um}, img, int64(len(data)))
-	var st unix.Stat_t
-	if err := unix.Stat(filepath.Join(mnt, "SYSTEM.CNF"), &st); err != nil {
-		t.Fatal(err)
-	}
-	if st.Mode&0o777 != 0o644 {
-		t.Fatalf("file mode %o with umask 022", st.Mode&0o777)
-	}
-	if err := unix.Stat(filepath.Join(mnt, "G"), &st); err != nil {
-		t.Fatal(err)
-	}
-	if st.Mode&0o777 != 0o755 {
-		t.Fatalf("dir mode %o with umask 022", st.Mode&0o777)
+	// umask takes bits away from r-x / r--; it never adds write bits.
+	for _, c := range []struct{ umask, file, dir uint32 }{
+		{0o022, 0o444, 0o555},
+		{0o027, 0o440, 0o550},
+		{0o777, 0, 0},
+		{0, 0o444, 0o555},
+	} {
+		um := c.umask
+		mnt, _ := mountFake(t, fakeTree(data), Options{Umask: &um}, img, int64(len(data)))
+		var st unix.Stat_t
+		if err := unix.Stat(filepath.Join(mnt, "SYSTEM.CNF"), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode&0o777 != c.file {
+			t.Errorf("file mode %o with umask %03o, want %o", st.Mode&0o777, c.umask, c.file)
+		}
+		if err := unix.Stat(filepath.Join(mnt, "G"), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode&0o777 != c.dir {
+			t.Errorf("dir mode %o with umask %03o, want %o", st.Mode&0o777, c.umask, c.dir)
+		}
 	}
 }
 
