@@ -37,6 +37,11 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 		ixBudget = 1 << 20
 	}
 	t := &Tree{Image: img, Cache: cache.New(opt.CacheSize), opt: opt, indexes: newIndexLRU(ixBudget)}
+	// Damage the ISO walk found (loops, bad records, unsafe or duplicate names
+	// left out) is logged here once; the entries themselves only carry Err.
+	for _, p := range img.Problems {
+		t.logf("%v", p)
+	}
 	b := &builder{t: t}
 	root := &Node{Kind: Dir, tree: t, entry: img.Root}
 	t.Root = root
