@@ -7,9 +7,11 @@ import (
 	"gcfs/codec"
 )
 
-// indexLRU remembers built stream indexes, bounded by their MemSize: an
-// evicted index is rebuilt on the next Open. The most recent index is always
-// kept, even when it alone is over the budget.
+// indexLRU remembers built stream indexes, bounded by their MaxMemSize (an
+// index's window snapshots are filled lazily as it is read, so its MemSize
+// grows after it is put here, up to MaxMemSize, which is known when it is
+// built): an evicted index is rebuilt on the next Open. The most recent index
+// is always kept, even when it alone is over the budget.
 type indexLRU struct {
 	mu    sync.Mutex
 	max   int64
@@ -39,7 +41,7 @@ func (l *indexLRU) get(n *Node) *codec.Index {
 }
 
 func (l *indexLRU) put(n *Node, ix *codec.Index) {
-	sz := ix.MemSize()
+	sz := ix.MaxMemSize()
 	if sz < 1 {
 		sz = 1
 	}

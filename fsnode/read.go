@@ -103,37 +103,30 @@ func (n *Node) codecOptions() codec.Options {
 	return codec.Options{MaxOutput: n.tree.opt.MaxDecoded}
 }
 
-// scan runs the codec's size scan once and remembers the clean length and the
-// error; a corrupt stream is logged once.
+// scan learns a decoded file's size once: it builds the stream's index (a
+// scan-speed pass that decodes nothing: the codec fills window snapshots
+// lazily), remembers the size and keeps the index in the LRU for Open. Only
+// a stream that fails gets the size scan too, for its clean length; a
+// corrupt stream is logged once.
 func (n *Node) scan() { n.scanOnce.Do(n.doScan) }
 
 func (n *Node) doScan() {
 	src := n.streamRange()
-	st, err := codec.Scan(src, src.size, n.codecOptions())
-	n.decSize = max(st.DecodedSize, 0)
-	if err != nil {
-		n.decErr = &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
-		n.tree.logf("%v", n.decErr)
-	}
-}
-
-// scanByIndex is scan for a file being opened before its size was asked
-// for: building the index walks the stream once and gives the size too; only
-// a stream that fails gets the size scan (for its clean length).
-func (n *Node) scanByIndex() *codec.Index {
-	var built *codec.Index
-	n.scanOnce.Do(func() {
-		src := n.streamRange()
-		ix, err := codec.NewIndex(src, src.size, n.codecOptions())
-		if err != nil {
-			n.doScan()
-			return
-		}
+	ix, err := codec.NewIndex(src, src.size, n.codecOptions())
+	if err == nil {
 		n.decSize = ix.Size()
 		n.tree.indexes.put(n, ix)
-		built = ix
-	})
-	return built
+		return
+	}
+	st, err := codec.Scan(src, src.size, n.codecOptions())
+	n.decSize = max(st.DecodedSize, 0)
+	if err == nil {
+		// NewIndex failed where Scan passes: an I/O error that went away,
+		// or a disagreement. Either way the file cannot be trusted whole.
+		err = fmt.Errorf("index failed where the size scan passed")
+	}
+	n.decErr = &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
+	n.tree.logf("%v", n.decErr)
 }
 
 // Open returns a reader for a file. A decoded file whose stream is corrupt
@@ -147,23 +140,22 @@ func (n *Node) Open() (Reader, error) {
 		if n.staticErr != nil {
 			return nil, n.staticErr
 		}
-		ix := n.scanByIndex()
+		n.scan()
 		if n.decErr != nil {
 			return nil, n.decErr
 		}
-		if ix == nil {
-			var err error
-			if ix, err = n.index(); err != nil {
-				return nil, err
-			}
+		ix, err := n.index()
+		if err != nil {
+			return nil, err
 		}
 		return &decodedReader{n: n, ix: ix, src: n.streamRange(), cache: n.tree.Cache}, nil
 	}
 	return nil, fmt.Errorf("%s: is a directory", n.path)
 }
 
-// index returns the stream's random-access index, from the bounded LRU or
-// built now (once per node at a time).
+// index returns the stream's random-access index: the one the size step
+// built, from the bounded LRU, or built again now if it was evicted (once
+// per node at a time).
 func (n *Node) index() (*codec.Index, error) {
 	if ix := n.tree.indexes.get(n); ix != nil {
 		return ix, nil
