@@ -51,7 +51,7 @@ func needsSnap(ix *Index) int {
 func lazyStreams(t *testing.T) map[string][]byte {
 	t.Helper()
 	return map[string][]byte{
-		"sample": Encode(SampleData(11, 3<<20), EncodeOptions{}),
+		"sample": Encode(SampleData(11, 2<<20), EncodeOptions{}),
 		"best":   Encode(SampleData(12, 1<<20), EncodeOptions{Best: true}),
 		"far":    farStream(2 << 20),
 	}
@@ -83,8 +83,8 @@ func TestLazyRandomOrder(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(uint64(bt), 3))
 			order := rng.Perm(ix.NumBlocks())
-			if len(order) > 400 {
-				order = order[:400]
+			if len(order) > 250 {
+				order = order[:250]
 			}
 			for _, i := range order {
 				off, n := ix.Block(i)
@@ -321,7 +321,7 @@ func TestFillSnapshots(t *testing.T) {
 // fresh index decodes all of it, in memory bounded by the snapshots it keeps
 // and a fixed window, not by the stream.
 func TestLazyCatchUpMemory(t *testing.T) {
-	enc := farStream(32 << 20) // every group needs a snapshot: from the start
+	enc := farStream(16 << 20) // every group needs a snapshot: from the start
 	r := bytes.NewReader(enc)
 	ix, err := NewIndex(r, int64(len(enc)), Options{})
 	if err != nil {
