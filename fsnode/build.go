@@ -37,10 +37,24 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 		ixBudget = 1 << 20
 	}
 	t := &Tree{Image: img, Cache: cache.New(opt.CacheSize), opt: opt, indexes: newIndexLRU(ixBudget)}
-	// Damage the ISO walk found (loops, bad records, unsafe or duplicate names
-	// left out) is logged here once; the entries themselves only carry Err.
+	// Damage the ISO walk found that no listed entry carries (bad records,
+	// unsafe or duplicate names left out) is logged here once; an entry's own
+	// Err is reported where it is used (xattr, read, open).
+	onEntries := map[string]bool{} // by text: an error value need not be comparable
+	var collect func(e *discimg.Entry)
+	collect = func(e *discimg.Entry) {
+		if e.Err != nil {
+			onEntries[e.Err.Error()] = true
+		}
+		for _, c := range e.Children {
+			collect(c)
+		}
+	}
+	collect(img.Root)
 	for _, p := range img.Problems {
-		t.logf("%v", p)
+		if !onEntries[p.Error()] {
+			t.logf("%v", p)
+		}
 	}
 	b := &builder{t: t}
 	root := &Node{Kind: Dir, tree: t, entry: img.Root}
