@@ -17,6 +17,11 @@ type chunkReader struct {
 	r   io.ReaderAt
 	end int64 // declared size
 	buf []byte
+	// partialAt is the offset of the last fill that got fewer bytes than it
+	// asked for (-1: none yet); a second such fill at the same offset means
+	// the decoder could not use what is there, so the read error stands.
+	partialAt  int64
+	hadPartial bool
 }
 
 // fill reads the stream from off (up to scanChunk bytes, never past end) and
@@ -37,6 +42,13 @@ func (c *chunkReader) fill(off int64) ([]byte, bool, error) {
 	if got < len(b) {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
+		}
+		// A stream cut short (an image shorter than its volume) still decodes
+		// up to the last whole packet it has: hand over what was read, and
+		// fail only when the decoder comes back for bytes that are missing.
+		if got > 0 && !(c.hadPartial && c.partialAt == off) {
+			c.hadPartial, c.partialAt = true, off
+			return b[:got], false, nil
 		}
 		return nil, false, fmt.Errorf("wad: reading stream at %#x: %w", off+int64(got), err)
 	}
