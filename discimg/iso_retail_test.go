@@ -18,7 +18,7 @@ func retailInventory(t testing.TB) []isowriter.File {
 	t.Helper()
 	var f *os.File
 	var err error
-	for _, p := range []string{"mkdisc/data/rac2-ntscu-v1.01-inventory.tsv", "/work/shared/formats/rac2-ntscu-v1.01-inventory.tsv"} {
+	for _, p := range []string{"mkdisc/data/rac2-ntscu-v1.01-inventory.tsv", "../../shared/formats/rac2-ntscu-v1.01-inventory.tsv"} {
 		if f, err = os.Open(p); err == nil {
 			break
 		}
