@@ -4,13 +4,14 @@ GO      ?= go
 BIN     := bin/gcfs
 FUZZTIME ?= 30s
 DEMO    := $(CURDIR)/.demo
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test vet bench fuzz demo clean check-mounts
+.PHONY: all build test vet bench fuzz demo demo-deps clean check-mounts
 
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/gcfs
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/gcfs
 
 vet:
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || { echo "gofmt: files above need formatting"; exit 1; }
@@ -33,8 +34,18 @@ fuzz:
 	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; done
 
-demo: build
+demo: demo-deps build
 	./scripts/demo.sh $(BIN) $(DEMO)
+
+# What the demo runs besides gcfs: fusermount3 (fuse3) and getfattr (attr).
+demo-deps:
+	@need=""; \
+	command -v fusermount3 >/dev/null 2>&1 || need="$$need fuse3"; \
+	command -v getfattr >/dev/null 2>&1 || need="$$need attr"; \
+	if [ -n "$$need" ]; then \
+	  echo "installing$$need"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$need; \
+	fi
 
 clean:
 	rm -rf bin $(DEMO) bench.out
