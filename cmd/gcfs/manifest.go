@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
@@ -211,7 +212,9 @@ func runVerify(c *cli.Context) error {
 			fmt.Fprintf(w, "MISSING %s\n", e.Path)
 			bad++
 		case h.err != nil:
-			fmt.Fprintf(w, "ERROR %s: %v\n", e.Path, h.err)
+			// Model errors usually start with the path already.
+			msg := strings.TrimPrefix(h.err.Error(), e.Path+": ")
+			fmt.Fprintf(w, "ERROR %s: %s\n", e.Path, msg)
 			bad++
 		case h.size != e.Size || h.sha1 != e.SHA1:
 			fmt.Fprintf(w, "MISMATCH %s: size %d sha1 %s, table says size %d sha1 %s\n", e.Path, h.size, h.sha1, e.Size, e.SHA1)
