@@ -74,6 +74,9 @@ type Node struct {
 	ixMu     sync.Mutex
 
 	shortLogged atomic.Bool
+
+	// Directories: the streams of their decoded files were prefetched.
+	prefetchOnce sync.Once
 }
 
 // Path is the node's path relative to the root, no leading slash ("" for root).

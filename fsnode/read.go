@@ -111,6 +111,7 @@ func (n *Node) codecOptions() codec.Options {
 func (n *Node) scan() { n.scanOnce.Do(n.doScan) }
 
 func (n *Node) doScan() {
+	n.prefetchSiblings()
 	src := n.streamRange()
 	ix, err := codec.NewIndex(src, src.size, n.codecOptions())
 	if err == nil {

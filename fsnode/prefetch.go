@@ -1,0 +1,96 @@
+package fsnode
+
+import (
+	"sort"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Prefetch bounds: stream ranges closer than prefetchGap merge into one
+// advice, and one directory asks for at most prefetchMax bytes.
+const (
+	prefetchGap = 64 << 10
+	prefetchMax = 32 << 20
+)
+
+// span is a range [lo, hi) of image bytes.
+type span struct{ lo, hi int64 }
+
+// prefetchSiblings asks the kernel, once per directory and in the
+// background, to start reading the streams of the decoded files in n's
+// directory into the page cache. The first size asked of a decoded file in a
+// directory is a sign that the others' will follow (ls -l, a copy, a script
+// walking a level): each is a scan of the file's whole stream, and on a cold
+// image each scan otherwise waits for the disk in turn. It is advice only
+// (POSIX_FADV_WILLNEED): nothing is allocated or read in the server, and an
+// image that is not a file gets none.
+func (n *Node) prefetchSiblings() {
+	dir := n.Parent
+	if dir == nil {
+		return
+	}
+	f, ok := n.tree.Image.R.(syscall.Conn) // *os.File
+	if !ok {
+		return
+	}
+	dir.prefetchOnce.Do(func() {
+		spans := dir.streamSpans()
+		if len(spans) == 0 {
+			return
+		}
+		rc, err := f.SyscallConn()
+		if err != nil {
+			return
+		}
+		go func() {
+			// Control holds the descriptor open while it runs (or fails
+			// once the file is closed): the advice never reaches another file.
+			_ = rc.Control(func(fd uintptr) {
+				for _, s := range spans {
+					_ = unix.Fadvise(int(fd), s.lo, s.hi-s.lo, unix.FADV_WILLNEED) // advice only
+				}
+			})
+		}()
+	})
+}
+
+// streamSpans is where the streams of dir's decoded files lie in the image:
+// sorted, merged across gaps of up to prefetchGap, inside the image, at most
+// prefetchMax bytes in all (the first ones in image order). Nothing when dir
+// holds fewer than two decoded files (the one being scanned reads its own).
+func (dir *Node) streamSpans() []span {
+	var spans []span
+	for _, c := range dir.Children {
+		if c.Kind != Decoded || c.staticErr != nil {
+			continue
+		}
+		s := c.streamRange()
+		lo, hi := s.base, min(s.base+s.size, s.imgSize)
+		if hi > lo {
+			spans = append(spans, span{lo, hi})
+		}
+	}
+	if len(spans) < 2 {
+		return nil
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
+	merged := spans[:1]
+	for _, s := range spans[1:] {
+		last := &merged[len(merged)-1]
+		if s.lo <= last.hi+prefetchGap {
+			last.hi = max(last.hi, s.hi)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	budget := int64(prefetchMax)
+	for i := range merged {
+		if budget <= 0 {
+			return merged[:i]
+		}
+		merged[i].hi = merged[i].lo + min(merged[i].hi-merged[i].lo, budget)
+		budget -= merged[i].hi - merged[i].lo
+	}
+	return merged
+}

@@ -1,0 +1,63 @@
+package fsnode
+
+import "testing"
+
+// TestStreamSpans: the prefetch ranges of a directory cover every decoded
+// file's stream, lie inside the image, are sorted and disjoint, and stay
+// within the budget.
+func TestStreamSpans(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{})
+	dir := mustLookup(t, tree, "G/MISC.WAD")
+	spans := dir.streamSpans()
+	var decoded []*Node
+	for _, c := range dir.Children {
+		if c.Kind == Decoded && c.staticErr == nil {
+			decoded = append(decoded, c)
+		}
+	}
+	if len(decoded) < 2 {
+		t.Fatalf("test disc has %d decoded files in MISC.WAD, want at least 2", len(decoded))
+	}
+	var total int64
+	for i, s := range spans {
+		if s.lo >= s.hi || s.lo < 0 || s.hi > tree.Image.Size {
+			t.Errorf("span %d [%d, %d) empty or outside the image (%d bytes)", i, s.lo, s.hi, tree.Image.Size)
+		}
+		if i > 0 && s.lo <= spans[i-1].hi {
+			t.Errorf("span %d [%d, %d) not after span %d [%d, %d)", i, s.lo, s.hi, i-1, spans[i-1].lo, spans[i-1].hi)
+		}
+		total += s.hi - s.lo
+	}
+	if total > prefetchMax {
+		t.Errorf("spans total %d bytes, budget %d", total, prefetchMax)
+	}
+	for _, c := range decoded {
+		sr := c.streamRange()
+		lo, hi := sr.base, min(sr.base+sr.size, sr.imgSize)
+		covered := false
+		for _, s := range spans {
+			if s.lo <= lo && hi <= s.hi {
+				covered = true
+			}
+		}
+		if !covered {
+			t.Errorf("%s: stream [%d, %d) not covered by %v", c.path, lo, hi, spans)
+		}
+	}
+	// A directory without decoded files asks for nothing.
+	if s := tree.Root.streamSpans(); s != nil {
+		t.Errorf("root: spans %v, want none", s)
+	}
+	// Prefetching is advice only: reading afterwards gives the same bytes.
+	decoded[0].prefetchSiblings()
+	for _, c := range decoded {
+		want, ok := d.Files[c.path]
+		if !ok {
+			continue // a corrupt stream
+		}
+		if got := readAll(t, c); string(got) != string(want) {
+			t.Errorf("%s: %d bytes after prefetch, want %d", c.path, len(got), len(want))
+		}
+	}
+}
