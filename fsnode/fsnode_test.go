@@ -599,3 +599,50 @@ func TestOddNames(t *testing.T) {
 		t.Errorf("names %q, want %q", got, want)
 	}
 }
+
+// TestDecodedSlices: Slices hands out the same bytes as ReadAt, in pieces no
+// longer than a block, with io.EOF exactly when the range runs past the end.
+func TestDecodedSlices(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 1 << 20})
+	r, err := mustLookup(t, tree, "G/MISC.WAD/irx").Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr, ok := r.(interface {
+		Slices(off int64, n int) ([][]byte, error)
+	})
+	if !ok {
+		t.Fatalf("decoded reader %T has no Slices", r)
+	}
+	want := d.Sample
+	size := int64(len(want))
+	rng := rand.New(rand.NewSource(7))
+	cases := [][2]int64{{0, size}, {0, 1}, {size - 1, 1}, {size - 1, 2}, {size, 1}, {size + 5, 3}, {0, 0}}
+	for i := 0; i < 60; i++ {
+		cases = append(cases, [2]int64{rng.Int63n(size + 10), rng.Int63n(300000) + 1})
+	}
+	for _, c := range cases {
+		off, n := c[0], int(c[1])
+		vecs, err := sr.Slices(off, n)
+		var got []byte
+		for _, v := range vecs {
+			if len(v) == 0 || len(v) > 1<<20 {
+				t.Errorf("Slices(%d, %d): a piece of %d bytes", off, n, len(v))
+			}
+			got = append(got, v...)
+		}
+		end := min(off+int64(n), size)
+		wantN := int(max(0, end-off))
+		if len(got) != wantN || (wantN < n && err != io.EOF) || (wantN == n && err != nil) {
+			t.Errorf("Slices(%d, %d) = %d bytes, %v; want %d", off, n, len(got), err, wantN)
+			continue
+		}
+		if wantN > 0 && !bytes.Equal(got, want[off:end]) {
+			t.Errorf("Slices(%d, %d): bytes differ", off, n)
+		}
+	}
+	if _, err := sr.Slices(-1, 10); err == nil {
+		t.Errorf("Slices at a negative offset: no error")
+	}
+}

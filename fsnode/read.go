@@ -206,14 +206,30 @@ func (dr *decodedReader) block(i int) ([]byte, error) {
 }
 
 func (dr *decodedReader) ReadAt(p []byte, off int64) (int, error) {
+	done := 0
+	err := dr.walk(off, len(p), func(b []byte) { done += copy(p[done:], b) })
+	return done, err
+}
+
+// Slices returns the decoded bytes [off, off+n) as pieces of the cached
+// blocks, in order, without copying them (the caller must not modify them;
+// they stay valid after the blocks leave the cache). At the file's end it
+// returns what there is with io.EOF; on any other error, the pieces before it.
+func (dr *decodedReader) Slices(off int64, n int) ([][]byte, error) {
+	vecs := make([][]byte, 0, n/(64<<10)+2)
+	err := dr.walk(off, n, func(b []byte) { vecs = append(vecs, b) })
+	return vecs, err
+}
+
+// walk hands fn the decoded bytes [off, off+n) block by block.
+func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
 	size := dr.ix.Size()
 	if off < 0 {
-		return 0, fmt.Errorf("%s: negative offset %d", dr.n.path, off)
+		return fmt.Errorf("%s: negative offset %d", dr.n.path, off)
 	}
-	done := 0
-	for done < len(p) {
+	for n > 0 {
 		if off >= size {
-			return done, io.EOF
+			return io.EOF
 		}
 		i := dr.ix.BlockAt(off)
 		boff, bn := dr.ix.Block(i)
@@ -221,15 +237,19 @@ func (dr *decodedReader) ReadAt(p []byte, off int64) (int, error) {
 		if err != nil {
 			se := &StreamError{Path: dr.n.path, ImageOffset: dr.n.off, Err: err}
 			dr.n.logShort(se) // once per file: a short image, or a stream the scan passed
-			return done, se
+			return se
 		}
 		if len(b) != bn || off < boff || off-boff >= int64(len(b)) {
-			return done, &StreamError{Path: dr.n.path, ImageOffset: dr.n.off,
+			return &StreamError{Path: dr.n.path, ImageOffset: dr.n.off,
 				Err: fmt.Errorf("decoded block %d has %d bytes at output offset %d, index says %d at %d (read at %d)", i, len(b), boff, bn, boff, off)}
 		}
-		c := copy(p[done:], b[off-boff:])
-		done += c
-		off += int64(c)
+		b = b[off-boff:]
+		if len(b) > n {
+			b = b[:n]
+		}
+		fn(b)
+		n -= len(b)
+		off += int64(len(b))
 	}
-	return done, nil
+	return nil
 }

@@ -431,9 +431,24 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 			return nil, syscall.EIO
 		}
 	}
-	got, err := r.ReadAt(dest[:n], off)
-	if got == int(n) {
-		return fuse.ReadResultData(dest[:n]), 0
+	var got int
+	var err error
+	if sr, ok := r.(slicer); ok {
+		// A decoded file: its cached blocks go to the kernel as they are
+		// (writev), without a copy into dest first.
+		var vecs [][]byte
+		vecs, err = sr.Slices(off, int(n))
+		for _, v := range vecs {
+			got += len(v)
+		}
+		if got == int(n) {
+			return fuse.ReadResultVector(vecs), 0
+		}
+	} else {
+		got, err = r.ReadAt(dest[:n], off)
+		if got == int(n) {
+			return fuse.ReadResultData(dest[:n]), 0
+		}
 	}
 	if err == nil || err == io.EOF {
 		// The model promised size bytes: a short read would show the
@@ -443,6 +458,12 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	f.sys.readErrors.Add(1)
 	f.logErr("read", off, err)
 	return nil, syscall.EIO
+}
+
+// slicer is a reader that hands out its bytes without copying them
+// (fsnode's decoded files: pieces of cached blocks, never modified).
+type slicer interface {
+	Slices(off int64, n int) ([][]byte, error)
 }
 
 // splice answers a raw read straight from the image's file descriptor, so the
