@@ -2,6 +2,7 @@ package fusefs
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -528,5 +529,30 @@ func TestLargeDirectory(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(mnt, "D/699")); err != nil || string(got) != "699" {
 		t.Fatalf("D/699: %q %v", got, err)
+	}
+}
+
+// TestCloseWithoutFlush: Flush answers ENOSYS (nothing to flush on a
+// read-only mount), which the kernel takes as "never send FLUSH again", so
+// close still succeeds, every time, and the files read on.
+func TestCloseWithoutFlush(t *testing.T) {
+	if errno := (&fileNode{}).Flush(context.Background(), nil); errno != syscall.ENOSYS {
+		t.Fatalf("Flush = %v, want ENOSYS", errno)
+	}
+	img, data := imageFile(t)
+	mnt, _ := mountFake(t, fakeTree(data), Options{}, img, int64(len(data)))
+	want := bytes.Repeat([]byte("decoded!"), 40000)
+	for i := 0; i < 3; i++ {
+		f, err := os.Open(filepath.Join(mnt, "G/LEVEL0.WAD/gameplay"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(f)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("read %d: %d bytes, %v", i, len(got), err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatalf("close %d: %v", i, err)
+		}
 	}
 }

@@ -52,6 +52,7 @@ var (
 	_ = (fs.NodeSetxattrer)((*fileNode)(nil))
 	_ = (fs.NodeRemovexattrer)((*fileNode)(nil))
 	_ = (fs.NodeWriter)((*fileNode)(nil))
+	_ = (fs.NodeFlusher)((*fileNode)(nil))
 )
 
 var errNotFile = errors.New("not a file")
@@ -389,6 +390,13 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fu
 		return nil, 0, syscall.EIO
 	}
 	return &fileHandle{r: r}, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// Flush answers ENOSYS: nothing is ever written, so there is nothing to
+// flush, and the kernel, told so once, stops sending a FLUSH (a round trip
+// to the server) with every close.
+func (f *fileNode) Flush(ctx context.Context, fh fs.FileHandle) syscall.Errno {
+	return syscall.ENOSYS
 }
 
 // reader opens the model's reader (the model remembers what it learnt, so
