@@ -134,15 +134,11 @@ func runInfo(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usageErr(c, "IMAGE PATH")
 	}
-	o, err := openTree(c, c.Args().Get(0))
+	o, n, err := openNode(c)
 	if err != nil {
 		return err
 	}
 	defer o.Close()
-	n, err := o.lookup(c.Args().Get(1))
-	if err != nil {
-		return err
-	}
 	f := nodeInfo(n)
 	w := outWriter(c)
 	if c.Bool("json") {

@@ -43,15 +43,11 @@ func runLs(c *cli.Context) error {
 	if c.NArg() < 1 || c.NArg() > 2 {
 		return usageErr(c, "IMAGE [PATH]")
 	}
-	o, err := openTree(c, c.Args().Get(0))
+	o, n, err := openNode(c)
 	if err != nil {
 		return err
 	}
 	defer o.Close()
-	n, err := o.lookup(c.Args().Get(1))
-	if err != nil {
-		return err
-	}
 	var list []*fsnode.Node
 	switch {
 	case !n.IsDir():
@@ -116,15 +112,11 @@ func runCat(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usageErr(c, "IMAGE PATH")
 	}
-	o, err := openTree(c, c.Args().Get(0))
+	o, n, err := openNode(c)
 	if err != nil {
 		return err
 	}
 	defer o.Close()
-	n, err := o.lookup(c.Args().Get(1))
-	if err != nil {
-		return err
-	}
 	if n.IsDir() {
 		return exitErr(1, "%s: %s: %v", o.path, n.Path(), errIsDir)
 	}

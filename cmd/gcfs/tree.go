@@ -82,6 +82,22 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 }
 
 // lookup finds PATH in the tree, with an error naming the image.
+// openNode opens the tree of the image named by the first argument and
+// finds the node the second names (the root when there is none). The caller
+// closes the tree.
+func openNode(c *cli.Context) (*openedTree, *fsnode.Node, error) {
+	o, err := openTree(c, c.Args().Get(0))
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := o.lookup(c.Args().Get(1))
+	if err != nil {
+		o.Close()
+		return nil, nil, err
+	}
+	return o, n, nil
+}
+
 func (o *openedTree) lookup(p string) (*fsnode.Node, error) {
 	n, err := o.tree.Lookup(p)
 	if err != nil {
