@@ -130,16 +130,7 @@ func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
 		f.entries = append(f.entries, treeEntry{name: lumpNames[s], off: base, n: n, decoded: l.decoded})
 		info.Coverage += sectorsOf(n)
 	}
-	info.Shown = len(f.entries)
-	for _, e := range f.entries {
-		if e.decoded != nil {
-			info.Compressed++
-		}
-	}
-	f.content.put(0, hdr)
-	f.header = hdr
-	f.info = info
-	return f, f.content.finish(inv.Path)
+	return f, f.finishContainer(hdr, info)
 }
 
 func (g *gen) plain(retail, small int) int {

@@ -34,6 +34,21 @@ type genFile struct {
 	info      *ContainerInfo // nil for plain files
 }
 
+// finishContainer writes a container's header into its content and records
+// what the tree will show of it (entries shown, how many are decoded).
+func (f *genFile) finishContainer(hdr []byte, info *ContainerInfo) error {
+	info.Shown = len(f.entries)
+	for _, e := range f.entries {
+		if e.decoded != nil {
+			info.Compressed++
+		}
+	}
+	f.content.put(0, hdr)
+	f.header = hdr
+	f.info = info
+	return f.content.finish(f.path)
+}
+
 type gen struct {
 	layout Layout
 	seed   int64
@@ -248,16 +263,7 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 		binary.LittleEndian.PutUint32(hdr[8+8*i:], fStart)
 		binary.LittleEndian.PutUint32(hdr[12+8*i:], fSize)
 	}
-	info.Shown = len(f.entries)
-	for _, e := range f.entries {
-		if e.decoded != nil {
-			info.Compressed++
-		}
-	}
-	f.content.put(0, hdr)
-	f.header = hdr
-	f.info = info
-	return f, f.content.finish(inv.Path)
+	return f, f.finishContainer(hdr, info)
 }
 
 // startFamily describes a container whose table is a flat list of start sectors.
@@ -352,16 +358,7 @@ func (g *gen) buildStartList(sf *startFamily, inv invFile) (*genFile, error) {
 		}
 		binary.LittleEndian.PutUint32(hdr[8+4*i:], word)
 	}
-	info.Shown = len(f.entries)
-	for _, e := range f.entries {
-		if e.decoded != nil {
-			info.Compressed++
-		}
-	}
-	f.content.put(0, hdr)
-	f.header = hdr
 	// A header-only SCENE<n> (retail SCENE21, 24, 25: zeros and one
 	// sentinel) is an empty directory: discimg reads it as an empty table.
-	f.info = info
-	return f, f.content.finish(inv.Path)
+	return f, f.finishContainer(hdr, info)
 }
