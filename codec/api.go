@@ -68,6 +68,7 @@ type Stats struct {
 	Header       Header
 	DecodedSize  int64 // bytes that decode cleanly (on error: up to the bad packet)
 	Literals     int   // literal packets (both kinds, and an LZO-style first run)
+	LongLiterals int   // of those, long literals (flag 0x00, 18 to 273 bytes)
 	ShortMatches int
 	Matches      int
 	FarMatches   int

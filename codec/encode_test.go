@@ -82,7 +82,8 @@ func TestEncodeUsesEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Literals == 0 || st.ShortMatches == 0 || st.Matches == 0 || st.FarMatches == 0 || st.Dummies == 0 || st.BlockMarkers == 0 {
+	if st.Literals == 0 || st.LongLiterals == 0 || st.LongLiterals == st.Literals ||
+		st.ShortMatches == 0 || st.Matches == 0 || st.FarMatches == 0 || st.Dummies == 0 || st.BlockMarkers == 0 {
 		t.Errorf("some packet kind unused: %+v", st)
 	}
 	best := Encode(src, EncodeOptions{Best: true})

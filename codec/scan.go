@@ -245,6 +245,9 @@ func (s *scanner) run(st *Stats) error {
 			olen += int64(n)
 			pos += n
 			st.Literals++
+			if f == 0 {
+				st.LongLiterals++
+			}
 			state = stLiteral
 			continue
 		}

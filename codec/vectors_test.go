@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"runtime"
@@ -482,5 +483,25 @@ func TestHostileSizeBoundedMemory(t *testing.T) {
 	wantRule(t, "index bomb", err, RuleOutputLimit, -1)
 	if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 4<<20 {
 		t.Errorf("NewIndex allocated %d bytes", grew)
+	}
+}
+
+// Long literals (flag 0x00) are counted apart from short ones.
+func TestScanCountsLongLiterals(t *testing.T) {
+	body := []byte{0x00, 0x01} // long literal: 1 + 18 = 19 bytes
+	body = append(body, []byte("abcdefghijklmnopqrs")...)
+	body = append(body, 0xC0, 0x00) // short match, 7 bytes at distance 1
+	body = append(body, 0x01)       // literal, 4 bytes
+	body = append(body, []byte("tuvw")...)
+	stream := make([]byte, HeaderSize, HeaderSize+len(body))
+	copy(stream, "WAD")
+	stream = append(stream, body...)
+	binary.LittleEndian.PutUint32(stream[3:], uint32(len(stream)))
+	st, err := Scan(bytes.NewReader(stream), int64(len(stream)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Literals != 2 || st.LongLiterals != 1 || st.ShortMatches != 1 || st.DecodedSize != 19+7+4 {
+		t.Fatalf("stats %+v", st)
 	}
 }

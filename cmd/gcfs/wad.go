@@ -255,7 +255,7 @@ func wadInfo(c *cli.Context) error {
 		} else {
 			fmt.Fprintf(w, "decoded size:   %d (decodes cleanly up to the error)\n", st.DecodedSize)
 		}
-		fmt.Fprintf(w, "literals:       %d\n", st.Literals)
+		fmt.Fprintf(w, "literals:       %d (%d long, %d short)\n", st.Literals, st.LongLiterals, st.Literals-st.LongLiterals)
 		fmt.Fprintf(w, "short matches:  %d\n", st.ShortMatches)
 		fmt.Fprintf(w, "matches:        %d\n", st.Matches)
 		fmt.Fprintf(w, "far matches:    %d\n", st.FarMatches)
