@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,6 +47,17 @@ func (e *fakeEntry) Size() int64 {
 	return int64(len(e.data))
 }
 func (e *fakeEntry) Xattrs() []fsnode.Attr { return e.attrs }
+
+// ImageRange takes the fake's place in the image from its offset attribute.
+func (e *fakeEntry) ImageRange() (int64, int64, bool) {
+	for _, a := range e.attrs {
+		if a.Name == "user.gcfs.offset" {
+			off, err := strconv.ParseInt(a.Value, 0, 64)
+			return off, e.Size(), err == nil && off >= 0
+		}
+	}
+	return 0, 0, false
+}
 func (e *fakeEntry) Open() (fsnode.Reader, error) {
 	if e.panicIn == "open" {
 		panic("open exploded")

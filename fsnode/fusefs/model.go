@@ -1,8 +1,6 @@
 package fusefs
 
 import (
-	"strconv"
-
 	"gcfs/fsnode"
 )
 
@@ -13,6 +11,9 @@ type entry interface {
 	Path() string
 	Size() int64
 	Xattrs() []fsnode.Attr
+	// ImageRange is where the node's bytes lie in the image (raw reads are
+	// spliced from there).
+	ImageRange() (off, size int64, ok bool)
 	Open() (fsnode.Reader, error)
 	// Err is the problem the model already knows of (and has logged).
 	Err() error
@@ -26,11 +27,6 @@ type mnode struct {
 	children []*mnode
 	e        entry
 	added    bool // made an inode at mount (false: its name was refused)
-
-	// Where a raw file starts in the image, learnt on first read (guarded
-	// by the file node's mutex).
-	spanKnown, spanOK bool
-	spanOff           int64
 }
 
 // fromTree mirrors the model's tree structure.
@@ -60,23 +56,9 @@ func fromNode(n *fsnode.Node, depth int) *mnode {
 // emptyEntry stands in for a missing model root.
 type emptyEntry struct{}
 
-func (emptyEntry) Path() string                 { return "" }
-func (emptyEntry) Size() int64                  { return 0 }
-func (emptyEntry) Xattrs() []fsnode.Attr        { return nil }
-func (emptyEntry) Open() (fsnode.Reader, error) { return nil, errNotFile }
-func (emptyEntry) Err() error                   { return nil }
-
-// imageSpan returns where a raw file's bytes start in the image, from the
-// model's user.gcfs.offset attribute, for splicing.
-func imageSpan(attrs []fsnode.Attr) (int64, bool) {
-	for _, a := range attrs {
-		if a.Name == "user.gcfs.offset" {
-			off, err := strconv.ParseInt(a.Value, 0, 64)
-			if err != nil || off < 0 {
-				return 0, false
-			}
-			return off, true
-		}
-	}
-	return 0, false
-}
+func (emptyEntry) Path() string                     { return "" }
+func (emptyEntry) Size() int64                      { return 0 }
+func (emptyEntry) Xattrs() []fsnode.Attr            { return nil }
+func (emptyEntry) ImageRange() (int64, int64, bool) { return 0, 0, false }
+func (emptyEntry) Open() (fsnode.Reader, error)     { return nil, errNotFile }
+func (emptyEntry) Err() error                       { return nil }

@@ -480,13 +480,7 @@ func (f *fileNode) splice(off, n, size int64) (fuse.ReadResult, bool) {
 	if f.m.kind != fsnode.Raw || !f.sys.hasImgFd {
 		return nil, false
 	}
-	f.mu.Lock()
-	if !f.m.spanKnown {
-		f.m.spanKnown = true
-		f.m.spanOff, f.m.spanOK = imageSpan(f.m.e.Xattrs())
-	}
-	start, ok := f.m.spanOff, f.m.spanOK
-	f.mu.Unlock()
+	start, _, ok := f.m.e.ImageRange()
 	if !ok || start > f.sys.imgSize || size > f.sys.imgSize-start {
 		return nil, false
 	}
