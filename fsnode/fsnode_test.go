@@ -16,30 +16,7 @@ import (
 	"gcfs/fsnode/testdisc"
 )
 
-type logs struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logs) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logs) count(sub string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, s := range l.lines {
-		if strings.Contains(s, sub) {
-			n++
-		}
-	}
-	return n
-}
-
-func openDisc(t testing.TB, path string, size int64, opt Options) (*Tree, *logs) {
+func openDisc(t testing.TB, path string, size int64, opt Options) (*Tree, *testdisc.Log) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -54,9 +31,9 @@ func openDisc(t testing.TB, path string, size int64, opt Options) (*Tree, *logs)
 	if err != nil {
 		t.Fatalf("discimg.Open: %v", err)
 	}
-	l := &logs{}
+	l := &testdisc.Log{}
 	if opt.Logf == nil {
-		opt.Logf = l.logf
+		opt.Logf = l.Logf
 	}
 	tree, err := Build(img, opt)
 	if err != nil {
@@ -171,8 +148,8 @@ func TestFilesReadExactly(t *testing.T) {
 			t.Errorf("%s: content differs (%d bytes, want %d)", p, len(got), len(want))
 		}
 	}
-	if len(logs.lines) != 1 || logs.count("BROKEN.WAD") != 1 {
-		t.Errorf("log lines %q, want one about BROKEN.WAD", logs.lines)
+	if len(logs.Lines()) != 1 || logs.Count("BROKEN.WAD") != 1 {
+		t.Errorf("log lines %q, want one about BROKEN.WAD", logs.Lines())
 	}
 }
 
@@ -263,8 +240,8 @@ func TestCorruptStream(t *testing.T) {
 		if v, ok := n.Xattr("user.gcfs.error"); !ok || !strings.Contains(v, string(codec.RuleLiteralPair)) {
 			t.Errorf("%s: user.gcfs.error = %q, %v", p, v, ok)
 		}
-		if got := logs.count(p + ":"); got != 1 {
-			t.Errorf("%s: logged %d times, want once: %q", p, got, logs.lines)
+		if got := logs.Count(p + ":"); got != 1 {
+			t.Errorf("%s: logged %d times, want once: %q", p, got, logs.Lines())
 		}
 		raw, _ := tree.Lookup(p + ".wad")
 		if raw == nil || !bytes.Equal(readAll(t, raw), d.Files[p+".wad"]) {
@@ -318,8 +295,8 @@ func TestTableFailureStaysPlain(t *testing.T) {
 	if !errors.Is(mustLookup(t, tree, "G/BROKEN.WAD").TableError(), discimg.ErrNoReading) {
 		t.Errorf("BROKEN.WAD: %v, want ErrNoReading", mustLookup(t, tree, "G/BROKEN.WAD").TableError())
 	}
-	if logs.count("BROKEN.WAD") != 1 || logs.count("MPEG1.WAD") != 0 {
-		t.Errorf("logs %q: want BROKEN.WAD once, MPEG1.WAD (no table at all) never", logs.lines)
+	if logs.Count("BROKEN.WAD") != 1 || logs.Count("MPEG1.WAD") != 0 {
+		t.Errorf("logs %q: want BROKEN.WAD once, MPEG1.WAD (no table at all) never", logs.Lines())
 	}
 }
 
@@ -398,8 +375,8 @@ func TestTruncatedImage(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		r.ReadAt(buf, 1500)
 	}
-	if logs.count("ZTAIL.DUP") != 1 {
-		t.Errorf("short reads logged %d times, want once: %q", logs.count("ZTAIL.DUP"), logs.lines)
+	if logs.Count("ZTAIL.DUP") != 1 {
+		t.Errorf("short reads logged %d times, want once: %q", logs.Count("ZTAIL.DUP"), logs.Lines())
 	}
 }
 
@@ -578,14 +555,14 @@ func TestOddNames(t *testing.T) {
 	if n := mustLookup(t, tree, "G/BRO_KEN"); !bytes.Equal(readAll(t, n), d.Files["G/BROKEN.WAD"]) {
 		t.Error("G/BRO_KEN differs")
 	}
-	if lg.count("not a safe file name") != 1 {
-		t.Errorf("logs: %q", lg.lines)
+	if lg.Count("not a safe file name") != 1 {
+		t.Errorf("logs: %q", lg.Lines())
 	}
 
 	// Duplicates, straight through the builder (discimg joins equal adjacent
 	// names as one multi-extent file, so an image cannot easily hold them).
-	l := &logs{}
-	b := &builder{t: &Tree{opt: Options{Logf: l.logf}}}
+	l := &testdisc.Log{}
+	b := &builder{t: &Tree{opt: Options{Logf: l.Logf}}}
 	root := &Node{Kind: Dir, tree: b.t}
 	for _, name := range []string{"x", "x", "x~2", "..", "x"} {
 		root.Children = append(root.Children, &Node{Name: name, Kind: Raw, Parent: root, tree: b.t})

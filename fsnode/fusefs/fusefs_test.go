@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -20,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gcfs/fsnode"
+	"gcfs/fsnode/testdisc"
 )
 
 // fakeEntry is a model node with chosen behaviour.
@@ -105,29 +105,6 @@ func inoOf(path string) uint64 {
 	return h | 1<<40
 }
 
-type logRec struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logRec) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logRec) matching(sub string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, s := range l.lines {
-		if strings.Contains(s, sub) {
-			n++
-		}
-	}
-	return n
-}
-
 func requireFUSE(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat("/dev/fuse"); err != nil {
@@ -139,11 +116,11 @@ func requireFUSE(t *testing.T) {
 }
 
 // mountFake mounts a fake model and unmounts it when the test ends.
-func mountFake(t *testing.T, root *mnode, opt Options, img *os.File, imgSize int64) (string, *logRec) {
+func mountFake(t *testing.T, root *mnode, opt Options, img *os.File, imgSize int64) (string, *testdisc.Log) {
 	t.Helper()
 	requireFUSE(t)
-	lr := &logRec{}
-	opt.Logf = lr.logf
+	lr := &testdisc.Log{}
+	opt.Logf = lr.Logf
 	opt.Debug = testing.Verbose()
 	r := newRoot(root, opt, img, imgSize, 0)
 	mo := MountOptions(opt)
@@ -232,8 +209,8 @@ func TestTreeAttrsAndReaddir(t *testing.T) {
 	if _, err := os.ReadDir(mnt); err != nil {
 		t.Fatal(err)
 	}
-	if lr.matching("cannot be a file name") != 1 || len(lr.lines) != 1 {
-		t.Fatalf("log = %q, want one line about the bad name", lr.lines)
+	if lr.Count("cannot be a file name") != 1 || len(lr.Lines()) != 1 {
+		t.Fatalf("log = %q, want one line about the bad name", lr.Lines())
 	}
 
 	// . and .. appear in the raw listing.
@@ -333,8 +310,8 @@ func TestReads(t *testing.T) {
 			t.Fatalf("open broken: %v, want EIO", err)
 		}
 	}
-	if n := lr.matching("two literal packets"); n != 1 {
-		t.Fatalf("%d log lines for the corrupt stream, want 1: %q", n, lr.lines)
+	if n := lr.Count("two literal packets"); n != 1 {
+		t.Fatalf("%d log lines for the corrupt stream, want 1: %q", n, lr.Lines())
 	}
 	// Size promised but bytes missing: EIO, not a short file.
 	if _, err := os.ReadFile(filepath.Join(mnt, "G/LEVEL0.WAD/short")); !errors.Is(err, syscall.EIO) {
@@ -343,8 +320,8 @@ func TestReads(t *testing.T) {
 	if _, err := os.ReadFile(filepath.Join(mnt, "G/LEVEL0.WAD/ioerr")); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("ioerr: %v, want EIO", err)
 	}
-	if lr.matching("past the image's end") != 1 {
-		t.Fatalf("read error not logged once: %q", lr.lines)
+	if lr.Count("past the image's end") != 1 {
+		t.Fatalf("read error not logged once: %q", lr.Lines())
 	}
 	// Errors the model logs itself are not logged again.
 	if _, err := os.Open(filepath.Join(mnt, "G/LEVEL0.WAD/modellogged")); !errors.Is(err, syscall.EIO) {
@@ -353,15 +330,15 @@ func TestReads(t *testing.T) {
 	if _, err := os.ReadFile(filepath.Join(mnt, "G/LEVEL0.WAD/shortimage")); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("shortimage: %v, want EIO", err)
 	}
-	if lr.matching("modellogged") != 0 || lr.matching("shortimage") != 0 {
-		t.Fatalf("errors the model logs were logged again: %q", lr.lines)
+	if lr.Count("modellogged") != 0 || lr.Count("shortimage") != 0 {
+		t.Fatalf("errors the model logs were logged again: %q", lr.Lines())
 	}
 	// A panic in the model is EIO, logged, and the server keeps serving.
 	if _, err := os.Open(filepath.Join(mnt, "G/LEVEL0.WAD/panics")); !errors.Is(err, syscall.EIO) {
 		t.Fatalf("panics: %v, want EIO", err)
 	}
-	if lr.matching("open exploded") != 1 {
-		t.Fatalf("panic not logged: %q", lr.lines)
+	if lr.Count("open exploded") != 1 {
+		t.Fatalf("panic not logged: %q", lr.Lines())
 	}
 	if _, err := os.ReadFile(filepath.Join(mnt, "G/LEVEL0.WAD/gameplay.wad")); err != nil {
 		t.Fatalf("after panic: %v", err)
@@ -441,8 +418,8 @@ func TestDuplicateNamesListedOnce(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(mnt, "a")); string(got) != "first" {
 		t.Fatalf("a reads %q", got)
 	}
-	if lr.matching("duplicate") != 1 {
-		t.Fatalf("log = %q", lr.lines)
+	if lr.Count("duplicate") != 1 {
+		t.Fatalf("log = %q", lr.Lines())
 	}
 }
 
@@ -478,8 +455,8 @@ func TestGetattrPanicIsEIO(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(mnt, "ok")); err != nil || string(got) != "fine" {
 		t.Fatalf("ok: %q %v", got, err)
 	}
-	if lr.matching("size exploded") == 0 {
-		t.Fatalf("panic not logged: %q", lr.lines)
+	if lr.Count("size exploded") == 0 {
+		t.Fatalf("panic not logged: %q", lr.Lines())
 	}
 }
 

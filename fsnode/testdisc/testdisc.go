@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 
 	"gcfs/codec"
 	"gcfs/discimg/isowriter"
@@ -183,4 +185,35 @@ func PatchName(path, old, new string) error {
 		return fmt.Errorf("testdisc: no directory record named %q", old)
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// Log records log lines, for a Logf option, so tests can count them.
+type Log struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// Logf records one formatted line.
+func (l *Log) Logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+// Lines returns the lines recorded so far.
+func (l *Log) Lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
+}
+
+// Count is how many recorded lines contain sub.
+func (l *Log) Count(sub string) int {
+	n := 0
+	for _, s := range l.Lines() {
+		if strings.Contains(s, sub) {
+			n++
+		}
+	}
+	return n
 }
