@@ -96,19 +96,8 @@ func FuzzRangeDecode(f *testing.F) {
 		f.Add(s, uint8(0), uint32(5), uint16(100), uint16(3000))
 	}
 	f.Fuzz(func(t *testing.T, body []byte, flags uint8, off uint32, n uint16, block uint16) {
-		oldB, oldC := blockTarget, scanChunk
-		blockTarget = 1 + int64(block%8192)
-		scanChunk = maxPacket + 1 + int64(block%1500)
-		defer func() { blockTarget, scanChunk = oldB, oldC }()
-		s := fuzzStream(body, flags&1 != 0)
-		opt := fuzzOptions(flags)
-		full, err := Decode(s, opt)
-		r := bytes.NewReader(s)
-		ix, ierr := NewIndex(r, int64(len(s)), opt)
-		if !sameErr(err, ierr) {
-			t.Fatalf("Decode %v, NewIndex %v", err, ierr)
-		}
-		if ierr != nil {
+		r, full, ix := fuzzIndex(t, body, flags, block)
+		if ix == nil {
 			return
 		}
 		if ix.Size() != int64(len(full)) {
@@ -166,4 +155,26 @@ func FuzzRoundTrip(f *testing.F) {
 			t.Fatalf("Scan: %d %v", st.DecodedSize, err)
 		}
 	})
+}
+
+// fuzzIndex builds the index of a fuzzed stream with tiny blocks and read
+// chunks (restored when the test ends) and checks that its error agrees with
+// a full decode. ix is nil when the stream is corrupt.
+func fuzzIndex(t *testing.T, body []byte, flags uint8, block uint16) (r *bytes.Reader, full []byte, ix *Index) {
+	oldB, oldC := blockTarget, scanChunk
+	blockTarget = 1 + int64(block%8192)
+	scanChunk = maxPacket + 1 + int64(block%1500)
+	t.Cleanup(func() { blockTarget, scanChunk = oldB, oldC })
+	s := fuzzStream(body, flags&1 != 0)
+	opt := fuzzOptions(flags)
+	full, err := Decode(s, opt)
+	r = bytes.NewReader(s)
+	ix, ierr := NewIndex(r, int64(len(s)), opt)
+	if !sameErr(err, ierr) {
+		t.Fatalf("Decode %v, NewIndex %v", err, ierr)
+	}
+	if ierr != nil {
+		return r, full, nil
+	}
+	return r, full, ix
 }

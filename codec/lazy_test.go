@@ -360,19 +360,8 @@ func FuzzLazyIndex(f *testing.F) {
 		f.Add(s, uint8(0), uint16(100), uint64(1))
 	}
 	f.Fuzz(func(t *testing.T, body []byte, flags uint8, block uint16, seed uint64) {
-		oldB, oldC := blockTarget, scanChunk
-		blockTarget = 1 + int64(block%8192)
-		scanChunk = maxPacket + 1 + int64(block%1500)
-		defer func() { blockTarget, scanChunk = oldB, oldC }()
-		s := fuzzStream(body, flags&1 != 0)
-		opt := fuzzOptions(flags)
-		full, err := Decode(s, opt)
-		r := bytes.NewReader(s)
-		ix, ierr := NewIndex(r, int64(len(s)), opt)
-		if !sameErr(err, ierr) {
-			t.Fatalf("Decode %v, NewIndex %v", err, ierr)
-		}
-		if ierr != nil {
+		r, full, ix := fuzzIndex(t, body, flags, block)
+		if ix == nil {
 			return
 		}
 		rng := rand.New(rand.NewPCG(seed, 2))
