@@ -126,7 +126,7 @@ func newRoot(m *mnode, opt Options, img *os.File, imgSize, volBlocks int64) *dir
 	if img != nil {
 		sys.img, sys.imgFd, sys.hasImgFd = img, img.Fd(), true
 	}
-	return &dirNode{sys: sys, m: m, root: true}
+	return &dirNode{node: node{sys: sys, m: m}, root: true}
 }
 
 // MountOptions returns the go-fuse options for mounting the tree at a

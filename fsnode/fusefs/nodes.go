@@ -58,18 +58,22 @@ var (
 var errNotFile = errors.New("not a file")
 
 // dirNode is a directory of the model: an ISO directory, a container, a group.
-type dirNode struct {
+// node is what directory and file nodes share: the inode and the model node
+// it stands for.
+type node struct {
 	fs.Inode
-	sys  *fsys
-	m    *mnode
+	sys *fsys
+	m   *mnode
+}
+
+type dirNode struct {
+	node
 	root bool
 }
 
 // fileNode is a raw or decoded file of the model.
 type fileNode struct {
-	fs.Inode
-	sys *fsys
-	m   *mnode
+	node
 
 	mu     sync.Mutex
 	logged bool // the one log line for this node was written
@@ -112,12 +116,12 @@ func (d *dirNode) populate(ctx context.Context, seen map[uint64]bool) {
 		c.added = true
 		d.sys.nodes++
 		if c.kind == fsnode.Dir {
-			cd := &dirNode{sys: d.sys, m: c}
+			cd := &dirNode{node: node{sys: d.sys, m: c}}
 			ch := d.NewPersistentInode(ctx, cd, fs.StableAttr{Mode: fuse.S_IFDIR, Ino: c.ino})
 			d.AddChild(c.name, ch, false)
 			cd.populate(ctx, seen)
 		} else {
-			cf := &fileNode{sys: d.sys, m: c}
+			cf := &fileNode{node: node{sys: d.sys, m: c}}
 			ch := d.NewPersistentInode(ctx, cf, fs.StableAttr{Mode: fuse.S_IFREG, Ino: c.ino})
 			d.AddChild(c.name, ch, false)
 		}
@@ -265,20 +269,31 @@ func (d *dirNode) entries() []fuse.DirEntry {
 	return ents
 }
 
-func (d *dirNode) Getxattr(ctx context.Context, attr string, dest []byte) (n uint32, errno syscall.Errno) {
-	defer d.sys.recoverErrno("getxattr", d.m, &errno)
-	return getxattr(d.m.e.Xattrs(), attr, dest)
+// What directories and files answer alike: extended attributes, statfs, and
+// EROFS to every change of attributes.
+
+func (b *node) Getxattr(ctx context.Context, attr string, dest []byte) (n uint32, errno syscall.Errno) {
+	defer b.sys.recoverErrno("getxattr", b.m, &errno)
+	return getxattr(b.m.e.Xattrs(), attr, dest)
 }
 
-func (d *dirNode) Listxattr(ctx context.Context, dest []byte) (n uint32, errno syscall.Errno) {
-	defer d.sys.recoverErrno("listxattr", d.m, &errno)
-	return listxattr(d.m.e.Xattrs(), dest)
+func (b *node) Listxattr(ctx context.Context, dest []byte) (n uint32, errno syscall.Errno) {
+	defer b.sys.recoverErrno("listxattr", b.m, &errno)
+	return listxattr(b.m.e.Xattrs(), dest)
 }
 
-func (d *dirNode) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
-	d.sys.statfs(out)
+func (b *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	b.sys.statfs(out)
 	return 0
 }
+
+func (b *node) Setattr(context.Context, fs.FileHandle, *fuse.SetAttrIn, *fuse.AttrOut) syscall.Errno {
+	return syscall.EROFS
+}
+func (b *node) Setxattr(context.Context, string, []byte, uint32) syscall.Errno {
+	return syscall.EROFS
+}
+func (b *node) Removexattr(context.Context, string) syscall.Errno { return syscall.EROFS }
 
 func (s *fsys) statfs(out *fuse.StatfsOut) {
 	const bsize = 2048 // the disc's sector
@@ -297,13 +312,6 @@ func (s *fsys) statfs(out *fuse.StatfsOut) {
 
 // Write side of a directory: EROFS.
 
-func (d *dirNode) Setattr(context.Context, fs.FileHandle, *fuse.SetAttrIn, *fuse.AttrOut) syscall.Errno {
-	return syscall.EROFS
-}
-func (d *dirNode) Setxattr(context.Context, string, []byte, uint32) syscall.Errno {
-	return syscall.EROFS
-}
-func (d *dirNode) Removexattr(context.Context, string) syscall.Errno { return syscall.EROFS }
 func (d *dirNode) Mkdir(context.Context, string, uint32, *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	return nil, syscall.EROFS
 }
@@ -492,28 +500,6 @@ func (f *fileNode) splice(off, n, size int64) (fuse.ReadResult, bool) {
 	return fuse.ReadResultFd(f.sys.imgFd, start+off, int(n)), true
 }
 
-func (f *fileNode) Getxattr(ctx context.Context, attr string, dest []byte) (n uint32, errno syscall.Errno) {
-	defer f.sys.recoverErrno("getxattr", f.m, &errno)
-	return getxattr(f.m.e.Xattrs(), attr, dest)
-}
-
-func (f *fileNode) Listxattr(ctx context.Context, dest []byte) (n uint32, errno syscall.Errno) {
-	defer f.sys.recoverErrno("listxattr", f.m, &errno)
-	return listxattr(f.m.e.Xattrs(), dest)
-}
-
-func (f *fileNode) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
-	f.sys.statfs(out)
-	return 0
-}
-
-func (f *fileNode) Setattr(context.Context, fs.FileHandle, *fuse.SetAttrIn, *fuse.AttrOut) syscall.Errno {
-	return syscall.EROFS
-}
-func (f *fileNode) Setxattr(context.Context, string, []byte, uint32) syscall.Errno {
-	return syscall.EROFS
-}
-func (f *fileNode) Removexattr(context.Context, string) syscall.Errno { return syscall.EROFS }
 func (f *fileNode) Write(context.Context, fs.FileHandle, []byte, int64) (uint32, syscall.Errno) {
 	return 0, syscall.EROFS
 }
