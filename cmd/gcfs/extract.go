@@ -368,33 +368,10 @@ func allZero(b []byte) bool {
 // image's data segments (SEEK_DATA/SEEK_HOLE), in-kernel with copy_file_range
 // where the filesystems allow, with pread/pwrite otherwise.
 func copyRawSparse(f, img *os.File, off, size int64, buf []byte) error {
-	end := off + size
 	ifd, ofd := int(img.Fd()), int(f.Fd())
-	for pos := off; pos < end; {
-		data, err := unix.Seek(ifd, pos, unix.SEEK_DATA)
-		if err == unix.ENXIO {
-			return nil // only a hole is left
-		}
-		if err != nil {
-			// No SEEK_DATA: copy everything.
-			return copyRange(f, img, pos, end, off, buf)
-		}
-		if data >= end {
-			return nil
-		}
-		hole, err := unix.Seek(ifd, data, unix.SEEK_HOLE)
-		if err != nil || hole > end {
-			hole = end
-		}
-		if hole <= data {
-			hole = end
-		}
-		if err := copyRangeKernel(ofd, ifd, f, img, data, hole, off, buf); err != nil {
-			return err
-		}
-		pos = hole
-	}
-	return nil
+	return sparseWalk(img, off, off+size, nil, func(from, to int64) error {
+		return copyRangeKernel(ofd, ifd, f, img, from, to, off, buf)
+	})
 }
 
 // copyRangeKernel copies image [from, to) to f at from-base with copy_file_range,

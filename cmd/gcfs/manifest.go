@@ -105,41 +105,56 @@ var zeros = make([]byte, 1<<20)
 // hashRawSparse hashes image bytes [off, off+size): data segments are read,
 // holes are hashed as zeros.
 func hashRawSparse(d io.Writer, img *os.File, off, size int64, buf []byte) (int64, error) {
-	end := off + size
-	ifd := int(img.Fd())
-	zero := func(n int64) {
-		for n > 0 {
+	zero := func(from, to int64) error {
+		for n := to - from; n > 0; {
 			c := min(n, int64(len(zeros)))
 			d.Write(zeros[:c])
 			n -= c
 		}
+		return nil
 	}
-	copyData := func(from, to int64) error {
+	data := func(from, to int64) error {
 		_, err := io.CopyBuffer(d, io.NewSectionReader(img, from, to-from), buf)
 		return err
 	}
-	for pos := off; pos < end; {
-		data, err := unix.Seek(ifd, pos, unix.SEEK_DATA)
-		if err == unix.ENXIO {
-			data = end // the rest is a hole
-		} else if err != nil {
-			return size, copyData(pos, end) // no SEEK_DATA here
-		}
-		data = min(data, end)
-		zero(data - pos)
-		if data >= end {
-			break
-		}
-		hole, err := unix.Seek(ifd, data, unix.SEEK_HOLE)
-		if err != nil || hole <= data || hole > end {
-			hole = end
-		}
-		if err := copyData(data, hole); err != nil {
-			return 0, err
-		}
-		pos = hole
+	if err := sparseWalk(img, off, off+size, zero, data); err != nil {
+		return 0, err
 	}
 	return size, nil
+}
+
+// sparseWalk splits image bytes [off, end) into the holes and data segments
+// SEEK_DATA/SEEK_HOLE report, in order, and calls hole (when not nil) or data
+// for each. Where the image's filesystem cannot tell, the rest is data.
+func sparseWalk(img *os.File, off, end int64, hole, data func(from, to int64) error) error {
+	fd := int(img.Fd())
+	for pos := off; pos < end; {
+		start, err := unix.Seek(fd, pos, unix.SEEK_DATA)
+		switch {
+		case err == unix.ENXIO:
+			start = end // the rest is a hole
+		case err != nil:
+			return data(pos, end)
+		}
+		start = min(start, end)
+		if start > pos && hole != nil {
+			if err := hole(pos, start); err != nil {
+				return err
+			}
+		}
+		if start >= end {
+			return nil
+		}
+		stop, err := unix.Seek(fd, start, unix.SEEK_HOLE)
+		if err != nil || stop <= start || stop > end {
+			stop = end
+		}
+		if err := data(start, stop); err != nil {
+			return err
+		}
+		pos = stop
+	}
+	return nil
 }
 
 func runManifest(c *cli.Context) error {
