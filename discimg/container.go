@@ -20,6 +20,9 @@ const (
 	ReadingPairsSectors Reading = "pairs-sectors"
 	ReadingStartList    Reading = "start-list"
 	ReadingLevel        Reading = "level-header" // the typed LEVEL header
+	// ReadingSceneRecords is a SCENE<n> start list read as 15 records of 83
+	// words, words 3 and 13 of each sizes in sectors (DISC-FACTS).
+	ReadingSceneRecords Reading = "scene-records"
 )
 
 // Extent is one entry of a container's table that is shown in the tree.
@@ -28,6 +31,11 @@ type Extent struct {
 	Name   string // name in the tree: "gameplay", "armor0_mesh", "000", "scene00/05"
 	Offset int64  // byte offset relative to the container's first byte
 	Size   int64  // bytes (clamped to the container for the tail overrun)
+	// Beyond: the extent lies past the container's file, in the gap-free run
+	// of files behind it (ReadContainerIn's limit); it reads from the image.
+	Beyond bool
+	// Layout is what the extent's content holds (its NAME.d/ parts).
+	Layout PartLayout
 }
 
 // Candidate is one way of reading a table, kept (winning or not) so that
@@ -62,6 +70,15 @@ type Container struct {
 	Sentinels  int
 	Candidates []Candidate // every reading tried, in preference order; the winner is among them
 	Level      *LevelHeader
+	// Documented is the family's published reading ("" when none is
+	// published); Named says the winner is it, so slots have their names.
+	Documented Reading
+	Named      bool
+	Header     []byte // the container's own header bytes
+	// Preferred says why a tiling pair reading was taken over a start list
+	// that covers more ("" when coverage alone decided).
+	Preferred string
+	Beyond     int    // extents shown past the container's file
 }
 
 // ErrNotContainer: the file's first word is no known header size (MPEG1.WAD,
@@ -108,25 +125,25 @@ const tailOverrun = SectorSize - 1
 type family struct {
 	name     string
 	perLevel bool
-	// pairNames names the entries of a pair reading (nil: numeric names).
-	pairNames []string
-	// sceneStarts: a start-list reading is named in scene groups (SCENE<n>).
+	// layout is the documented table (nil: none published).
+	layout *tableLayout
+	// sceneStarts: a SCENE<n> table, read as scene records or grouped in 83s.
 	sceneStarts bool
 }
 
 var families = map[int64]family{
-	0x40:   {name: "MISC", pairNames: miscNames},
+	0x40:   {name: "MISC", layout: miscLayout},
 	0x60:   {name: "LEVEL", perLevel: true},
-	0xf8:   {name: "ARMOR", pairNames: armorNames},
+	0xf8:   {name: "ARMOR", layout: armorLayout},
 	0x170:  {name: "SCENE"},
-	0x328:  {name: "MPEG", pairNames: mpegNames},
+	0x328:  {name: "MPEG", layout: mpegLayout},
 	0x3c8:  {name: "GADGET"},
-	0xa48:  {name: "BONUS"},
+	0xa48:  {name: "BONUS", layout: bonusLayout},
 	0xba8:  {name: "SPACE"},
-	0x1018: {name: "AUDIO", perLevel: true},
+	0x1018: {name: "AUDIO", perLevel: true, layout: audioNLayout},
 	0x137c: {name: "SCENE", perLevel: true, sceneStarts: true},
-	0x1800: {name: "AUDIO"},
-	0x1870: {name: "HUD"},
+	0x1800: {name: "AUDIO", layout: audioLayout},
+	0x1870: {name: "HUD", layout: hudLayout},
 }
 
 // ReadContainer reads the table of a container of size bytes whose bytes are r
@@ -160,6 +177,16 @@ var families = map[int64]family{
 // them), a SCENE<n> start list "sceneGG/EE" (83 per group), everything else
 // the table index zero-padded to the widest index, at least 3 digits.
 func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
+	return ReadContainerIn(name, r, size, size)
+}
+
+// ReadContainerIn is ReadContainer for a container followed on the disc by a
+// gap-free run of plain files: r holds limit bytes (the container and the
+// run), and a table entry past the container's file but inside the run is a
+// real extent (Beyond), not a sentinel (SPEC "Extents beyond a container's
+// end").
+func ReadContainerIn(name string, r io.ReaderAt, size, limit int64) (*Container, error) {
+	limit = max(limit, size)
 	fail := func(off int64, err error, format string, args ...any) (*Container, error) {
 		return nil, &ContainerError{Container: name, Offset: off, Reason: fmt.Sprintf(format, args...), Err: err}
 	}
@@ -182,7 +209,7 @@ func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
 	if err := readFullAt(r, hdr, 0); err != nil {
 		return fail(0, err, "reading the %#x-byte header: %v", hs, err)
 	}
-	c := &Container{Name: name, Family: fam.name, PerLevel: fam.perLevel, HeaderSize: hs, Size: size}
+	c := &Container{Name: name, Family: fam.name, PerLevel: fam.perLevel, HeaderSize: hs, Size: size, Header: hdr, Documented: fam.documented()}
 	if fam.name == "LEVEL" {
 		readLevel(c, hdr)
 		return c, nil
@@ -191,11 +218,14 @@ func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
 	table := hdr[8:]
 	var cands []reading
 	if len(table)%8 == 0 {
-		cands = append(cands, readPairs(table, hs, size, 1, ReadingPairsBytes))
-		cands = append(cands, readPairs(table, hs, size, SectorSize, ReadingPairsSectors))
+		cands = append(cands, readPairs(table, hs, size, limit, 1, ReadingPairsBytes))
+		cands = append(cands, readPairs(table, hs, size, limit, SectorSize, ReadingPairsSectors))
 	}
 	if len(table)%4 == 0 {
-		cands = append(cands, readStarts(table, hs, size))
+		if fam.sceneStarts && len(table) == 4*SceneStarts {
+			cands = append(cands, readSceneRecords(table, hs, size))
+		}
+		cands = append(cands, readStarts(table, hs, size, nil))
 	}
 	best := -1
 	for i := range cands {
@@ -203,6 +233,23 @@ func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
 		c.Candidates = append(c.Candidates, cands[i].Candidate)
 		if cands[i].Consistent && (best < 0 || cands[i].Coverage > cands[best].Coverage) {
 			best = i
+		}
+	}
+	// A start list sized by the next greater start never overlaps and covers
+	// everything after its first start, so a table of sector pairs whose
+	// sizes are small sector numbers also reads as a consistent start list
+	// covering as much or more: its coverage proves nothing against pairs.
+	// A consistent pair reading whose extents tile the file from the header
+	// on (each starting in the sector where the one before it ends) is
+	// structure no start list shows by chance: it wins over a start list.
+	if best >= 0 && cands[best].startList {
+		for i := range cands {
+			if !cands[i].startList && cands[i].Consistent && cands[i].tiled {
+				c.Preferred = fmt.Sprintf("%s covers %d sectors, %s %d; %s tiles the file, which no start list does by chance: it is taken",
+					cands[best].Reading, cands[best].Coverage, cands[i].Reading, cands[i].Coverage, cands[i].Reading)
+				best = i
+				break
+			}
 		}
 	}
 	if best < 0 {
@@ -222,16 +269,20 @@ func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
 	c.Unused = w.Unused
 	c.Sentinels = w.Sentinels
 	c.Skipped = w.Unused + w.Sentinels + w.Invalid
+	c.Named = c.Documented != "" && w.Reading == c.Documented
 	// All names go into one buffer, then one string: a 1,534-entry table
 	// costs one allocation for its names, not 1,534.
 	width := numericWidth(len(w.slots))
 	buf := make([]byte, 0, w.Valid*(width+1))
 	bounds := make([]int, 0, w.Valid+1)
 	bounds = append(bounds, 0)
+	layouts := make([]PartLayout, 0, w.Valid)
 	for i, s := range w.slots {
 		if s.state == slotShown {
-			buf = fam.appendName(buf, w.Reading, i, width)
+			var l PartLayout
+			buf, l = fam.appendName(buf, w.Reading, i, width)
 			bounds = append(bounds, len(buf))
+			layouts = append(layouts, l)
 		}
 	}
 	all := string(buf)
@@ -239,7 +290,12 @@ func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
 	for i, s := range w.slots {
 		if s.state == slotShown {
 			j := len(c.Extents)
-			c.Extents = append(c.Extents, Extent{Index: i, Name: all[bounds[j]:bounds[j+1]], Offset: s.off, Size: s.end - s.off})
+			beyond := s.end > size
+			if beyond {
+				c.Beyond++
+			}
+			c.Extents = append(c.Extents, Extent{Index: i, Name: all[bounds[j]:bounds[j+1]], Offset: s.off, Size: s.end - s.off,
+				Beyond: beyond, Layout: layouts[j]})
 		}
 	}
 	return c, nil
@@ -269,6 +325,7 @@ const (
 	slotUnused
 	slotSentinel
 	slotInvalid
+	slotSizeWord // a size word of a scene record: no entry of its own
 )
 
 // slot is one table entry under one reading: its byte range (end clamped to
@@ -288,11 +345,23 @@ type reading struct {
 	// start inside the file (in table order): the trailing sentinels the notes
 	// report, which say nothing against the reading.
 	trailing int
+	// inconsistent: the reading was found inconsistent before evaluate
+	// (Reason says why).
+	inconsistent bool
+	// tiled: the shown extents tile the file from the header's end, each
+	// starting in the sector where the one before it ends.
+	tiled bool
+	hs    int64 // the container's header size
 }
 
 // classify decides a pair entry's fate: unused, inside the header, past the
 // container (the tail overrun allowed and clamped), or shown.
-func classify(off, length, hs, size int64) slot {
+func classify(off, length, hs, size int64) slot { return classifyIn(off, length, hs, size, size) }
+
+// classifyIn is classify for a container followed by a run of plain files up
+// to limit: an entry that runs past the file (beyond the tail overrun) but
+// ends inside the run is shown as it is, reading the run's bytes.
+func classifyIn(off, length, hs, size, limit int64) slot {
 	if length == 0 {
 		return slot{state: slotUnused}
 	}
@@ -300,57 +369,119 @@ func classify(off, length, hs, size int64) slot {
 	switch {
 	case off < hs:
 		return slot{state: slotInvalid}
-	case off >= size || end > min(size, math.MaxInt64-tailOverrun)+tailOverrun:
-		return slot{state: slotSentinel}
+	case end <= min(size, math.MaxInt64-tailOverrun)+tailOverrun && off < size:
+		return slot{off: off, end: min(end, size), state: slotShown}
+	case limit > size && end <= limit:
+		return slot{off: off, end: end, state: slotShown}
 	}
-	return slot{off: off, end: min(end, size), state: slotShown}
+	return slot{state: slotSentinel}
 }
 
 // readPairs reads table as {u32 sector, u32 size} entries, size in unit bytes.
-func readPairs(table []byte, hs, size, unit int64, rd Reading) reading {
+func readPairs(table []byte, hs, size, limit, unit int64, rd Reading) reading {
 	n := len(table) / 8
-	k := reading{Candidate: Candidate{Reading: rd, Entries: n}, slots: make([]slot, n)}
+	k := reading{Candidate: Candidate{Reading: rd, Entries: n}, slots: make([]slot, n), hs: hs}
 	for i := range n {
 		sec := int64(binary.LittleEndian.Uint32(table[8*i:]))
 		length := int64(binary.LittleEndian.Uint32(table[8*i+4:]))
-		k.slots[i] = classify(sec*SectorSize, length*unit, hs, size)
+		k.slots[i] = classifyIn(sec*SectorSize, length*unit, hs, size, limit)
 	}
 	return k
 }
 
-// readStarts reads table as a flat list of u32 start sectors. Zero is unused,
-// a start past the file is a sentinel; an extent runs to the next different
-// start inside the file (in table order), the last to the file's end; equal
-// starts share one extent. A start whose next start lies before it is invalid.
-func readStarts(table []byte, hs, size int64) reading {
+// readStarts reads table as a flat list of u32 start sectors, as Wrench sizes
+// them: zero is unused, a start past the file is a sentinel, a start inside
+// the header is invalid; every other start runs to the next greater start
+// among all the valid starts of the table (in any order), the greatest to
+// the file's end, so equal starts share one extent. Words for which skip
+// returns true take no part (a scene record's size words).
+func readStarts(table []byte, hs, size int64, skip func(i int) bool) reading {
 	n := len(table) / 4
-	k := reading{Candidate: Candidate{Reading: ReadingStartList, Entries: n}, slots: make([]slot, n), startList: true}
-	nextOff, nextEnd := int64(-1), size // nearest in-file start to the right, and its extent's end
-	for i := n - 1; i >= 0; i-- {
+	k := reading{Candidate: Candidate{Reading: ReadingStartList, Entries: n}, slots: make([]slot, n), startList: true, hs: hs}
+	starts := make([]int64, 0, n)
+	lastIn := -1 // table index of the last valid start
+	for i := range n {
+		if skip != nil && skip(i) {
+			k.slots[i] = slot{state: slotSizeWord}
+			k.Entries--
+			continue
+		}
 		v := int64(binary.LittleEndian.Uint32(table[4*i:]))
 		off := v * SectorSize
 		switch {
 		case v == 0:
 			k.slots[i] = slot{state: slotUnused}
-			continue
 		case off >= size:
 			k.slots[i] = slot{state: slotSentinel}
-			if nextOff < 0 {
-				k.trailing++
-			}
-			continue
-		}
-		end := nextEnd // no start to the right (size), or an equal one (its end)
-		if nextOff >= 0 && off != nextOff {
-			end = nextOff
-		}
-		nextOff, nextEnd = off, end
-		switch {
-		case off < hs, end <= off:
+		case off < hs:
 			k.slots[i] = slot{state: slotInvalid}
 		default:
-			k.slots[i] = slot{off: off, end: end, state: slotShown}
+			k.slots[i] = slot{off: off, state: slotShown}
+			starts = append(starts, off)
+			lastIn = i
 		}
+	}
+	for i := lastIn + 1; i < n; i++ {
+		if k.slots[i].state == slotSentinel {
+			k.trailing++
+		}
+	}
+	slices.Sort(starts)
+	starts = slices.Compact(starts)
+	for i := range k.slots {
+		s := &k.slots[i]
+		if s.state != slotShown {
+			continue
+		}
+		j, _ := slices.BinarySearch(starts, s.off)
+		s.end = size
+		if j+1 < len(starts) {
+			s.end = starts[j+1]
+		}
+	}
+	return k
+}
+
+// readSceneRecords reads a SCENE<n> table as 15 records of 83 words: words 3
+// and 13 of each record are the sizes in sectors of the extents starting at
+// words 2 (subtitles) and 12 (moby_load); every other word is a start, sized
+// as in a start list by the starts alone. The reading is consistent only when
+// every record reads so: a size is non-zero exactly when its start is, and
+// its extent ends inside the file (the tail overrun allowed) without running
+// into the next start.
+func readSceneRecords(table []byte, hs, size int64) reading {
+	k := readStarts(table, hs, size, isSceneSizeWord)
+	k.Reading = ReadingSceneRecords
+	word := func(i int) int64 { return int64(binary.LittleEndian.Uint32(table[4*i:])) }
+	for rec := 0; rec < SceneStarts/SceneStartsPerScene && k.Reason == ""; rec++ {
+		for _, pair := range [2][2]int{{2, sceneSubtitlesSize}, {12, sceneMobyLoadSize}} {
+			si, zi := rec*SceneStartsPerScene+pair[0], rec*SceneStartsPerScene+pair[1]
+			start, n := word(si), word(zi)
+			s := &k.slots[si]
+			switch {
+			case start == 0 && n == 0:
+				continue
+			case start == 0 || n == 0:
+				k.Reason = fmt.Sprintf("scene %d: word %d is %d but word %d is %d", rec, pair[0], start, pair[1], n)
+			case s.state != slotShown:
+				// a sentinel or invalid start: counted by the 5% rule
+				continue
+			case n > (size+SectorSize-1)/SectorSize:
+				k.Reason = fmt.Sprintf("scene %d: size word %d (%d sectors) is no size inside the file", rec, pair[1], n)
+			default:
+				end := s.off + n*SectorSize
+				switch {
+				case end > s.end && !(s.end == size && end <= size+tailOverrun):
+					k.Reason = fmt.Sprintf("scene %d: %d sectors from word %d run past the next start", rec, n, pair[0])
+				default:
+					s.end = min(end, size)
+				}
+			}
+		}
+	}
+	if k.Reason != "" {
+		k.Consistent = false
+		k.inconsistent = true
 	}
 	return k
 }
@@ -378,8 +509,8 @@ func (k *reading) evaluate(roomy bool) {
 		return cmp.Or(cmp.Compare(a.off, b.off), cmp.Compare(a.end, b.end))
 	})
 	shown = slices.CompactFunc(shown, func(a, b slot) bool { return a.off == b.off && a.end == b.end })
-	k.Consistent = true
-	if k.Valid == 0 && k.Entries > k.Unused && roomy {
+	k.Consistent = !k.inconsistent
+	if k.Valid == 0 && k.Entries > k.Unused && roomy && k.Consistent {
 		// Every non-zero entry falls outside a container that has room for
 		// extents: the reading explains nothing. (An all-zero table reads as
 		// an empty one, and so does any table of a header-only container such
@@ -387,9 +518,17 @@ func (k *reading) evaluate(roomy bool) {
 		k.Consistent = false
 		k.Reason = "no entry lies inside the container"
 	}
+	k.tiled = len(shown) > 0
 	var coveredTo int64 // end of the sectors counted so far
 	for i, s := range shown {
-		if i > 0 && s.off < shown[i-1].end && k.Reason == "" {
+		want := (k.hs + SectorSize - 1) / SectorSize
+		if i > 0 {
+			want = (shown[i-1].end + SectorSize - 1) / SectorSize
+		}
+		if s.off/SectorSize != want {
+			k.tiled = false
+		}
+		if i > 0 && s.off < shown[i-1].end && k.Consistent {
 			k.Consistent = false
 			k.Reason = fmt.Sprintf("extents at %#x and %#x overlap", shown[i-1].off, s.off)
 		}
@@ -408,4 +547,45 @@ func (k *reading) evaluate(roomy bool) {
 			k.Reason = fmt.Sprintf("%d of %d non-zero values are not valid starts (more than 5%%)", bad, nonZero)
 		}
 	}
+}
+
+// RunLimit is how far past the start of the container file e the bytes its
+// table may address reach (SPEC "Extents beyond a container's end"): to the
+// end of the gap-free run of plain files behind it in the same directory
+// (a file continues the run when it starts at most one padding sector after
+// the previous one ends), up to the next indexed container (a file whose first
+// word is a known header size), which it never enters; e's own size when no
+// plain file follows it. The limit never passes the image's end.
+func (im *Image) RunLimit(e *Entry, dir *Entry) int64 {
+	if e == nil || dir == nil {
+		return 0
+	}
+	files := make([]*Entry, 0, len(dir.Children))
+	for _, c := range dir.Children {
+		if c != nil && !c.IsDir && c.Err == nil && c.Size >= 0 {
+			files = append(files, c)
+		}
+	}
+	slices.SortFunc(files, func(a, b *Entry) int { return cmp.Compare(a.LBA, b.LBA) })
+	limit := e.Size
+	end := e.LBA + (e.Size+SectorSize-1)/SectorSize // next free sector
+	i := slices.Index(files, e)
+	if i < 0 {
+		return limit
+	}
+	for _, f := range files[i+1:] {
+		if f.LBA < end || f.LBA > end+1 {
+			break // overlapping or a gap: the run ends
+		}
+		var w [4]byte
+		if readFullAt(im.R, w[:], f.Offset()) == nil {
+			if _, ok := families[int64(binary.LittleEndian.Uint32(w[:]))]; ok && f.Size >= 8 {
+				limit = (f.LBA - e.LBA) * SectorSize // up to the next container
+				break
+			}
+		}
+		limit = (f.LBA-e.LBA)*SectorSize + f.Size
+		end = f.LBA + (f.Size+SectorSize-1)/SectorSize
+	}
+	return min(limit, max(im.Size-e.Offset(), e.Size))
 }

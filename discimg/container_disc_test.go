@@ -70,7 +70,9 @@ func checkGenerated(t *testing.T, img *discimg.Image, res *mkdisc.Result, hash b
 			t.Errorf("%s: not in the image", want.Path)
 			continue
 		}
-		c, err := discimg.ReadContainer(e.Name, io.NewSectionReader(img.R, e.Offset(), e.Size), e.Size)
+		g, _ := img.Lookup("G")
+		limit := img.RunLimit(e, g)
+		c, err := discimg.ReadContainerIn(e.Name, io.NewSectionReader(img.R, e.Offset(), limit), e.Size, limit)
 		if err != nil {
 			t.Errorf("%s: %v", want.Path, err)
 			continue

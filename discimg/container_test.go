@@ -122,11 +122,10 @@ func TestArmorByteSizes(t *testing.T) {
 	if len(c.Extents) != 30 || c.Skipped != 0 {
 		t.Fatalf("%d extents, %d skipped, want 30, 0", len(c.Extents), c.Skipped)
 	}
-	want := []string{"armor0_mesh", "armor0_textures"}
-	if c.Extents[0].Name != want[0] || c.Extents[1].Name != want[1] ||
-		c.Extents[17].Name != "armor8_textures" || c.Extents[18].Name != "wrench0_mesh" ||
-		c.Extents[29].Name != "wrench5_textures" {
-		t.Fatalf("names %q %q %q %q %q", c.Extents[0].Name, c.Extents[1].Name, c.Extents[17].Name, c.Extents[18].Name, c.Extents[29].Name)
+	// Byte sizes are not ARMOR's documented form (Wrench: sectors): the
+	// extents keep their table indices.
+	if c.Named || c.Extents[0].Name != "000" || c.Extents[29].Name != "029" {
+		t.Fatalf("named %v, names %q %q", c.Named, c.Extents[0].Name, c.Extents[29].Name)
 	}
 	for i, e := range c.Extents {
 		if e.Index != i || e.Offset != int64(pairs[i][0])*SectorSize || e.Size != sizes[i] {
@@ -150,7 +149,8 @@ func TestArmorSectorSizes(t *testing.T) {
 	if c.Reading != ReadingPairsSectors {
 		t.Fatalf("reading %s, want pairs-sectors; candidates %+v", c.Reading, c.Candidates)
 	}
-	if len(c.Extents) != 30 || c.Extents[3].Name != "armor1_textures" {
+	if len(c.Extents) != 30 || c.Extents[3].Name != "armor1_textures" || c.Extents[18].Name != "wrench0_mesh" ||
+		c.Extents[29].Name != "wrench5_textures" || c.Extents[3].Layout != PartsItemList || !c.Named {
 		t.Fatalf("%d extents, [3]=%+v", len(c.Extents), c.Extents[3])
 	}
 	for i, e := range c.Extents {
@@ -169,21 +169,32 @@ func TestArmorSectorSizes(t *testing.T) {
 	if k := candidate(c, ReadingPairsBytes); k == nil || !k.Consistent || k.Coverage != 30 {
 		t.Errorf("pairs-bytes candidate %+v, want consistent with 30 sectors", k)
 	}
-	// Read as a start list the sizes are starts out of order.
-	if k := candidate(c, ReadingStartList); k == nil || k.Consistent {
-		t.Errorf("start-list candidate %+v should be inconsistent", k)
+	// Read as a start list (sized by the next greater start) the small
+	// sizes are starts inside the file too: consistent, covering no more,
+	// so the tie goes to pairs.
+	if k := candidate(c, ReadingStartList); k == nil || k.Coverage > c.Coverage {
+		t.Errorf("start-list candidate %+v should cover no more than %d", k, c.Coverage)
 	}
 }
 
 func TestMiscNames(t *testing.T) {
-	pairs, end := chainBytes(1, []int64{4096, 70000, 8192, 500000, 123457, 9000, 2048})
+	// Wrench types MISC with sector sizes: names follow that reading only.
+	pairs, end := chainSectors(1, []int64{2, 35, 4, 245, 61, 5, 1})
 	c := mustRead(t, "MISC.WAD", header(0x40, pairWords(pairs)), end)
 	var got []string
 	for _, e := range c.Extents {
 		got = append(got, e.Name)
 	}
-	if strings.Join(got, ",") != strings.Join(miscNames, ",") || c.Family != "MISC" {
-		t.Fatalf("MISC names %v", got)
+	if strings.Join(got, ",") != strings.Join(miscLayout.names, ",") || c.Family != "MISC" || !c.Named {
+		t.Fatalf("MISC names %v (reading %s)", got, c.Reading)
+	}
+	if c.Extents[1].Layout != PartsIRX {
+		t.Fatalf("irx layout %q", c.Extents[1].Layout)
+	}
+	pairs, end = chainBytes(1, []int64{4096, 70000, 8192, 500000, 123457, 9000, 2048})
+	c = mustRead(t, "MISC.WAD", header(0x40, pairWords(pairs)), end)
+	if c.Reading != ReadingPairsBytes || c.Named || c.Extents[0].Name != "000" {
+		t.Fatalf("MISC read as byte pairs: reading %s named %v first %q", c.Reading, c.Named, c.Extents[0].Name)
 	}
 }
 
@@ -204,9 +215,19 @@ func TestGlobalAudioStartList(t *testing.T) {
 	if len(c.Extents) != 1534-zeros || c.Unused != zeros || c.Skipped != zeros {
 		t.Fatalf("%d extents, %d unused, %d skipped; %d zeros", len(c.Extents), c.Unused, c.Skipped, zeros)
 	}
+	arrays := []struct {
+		name  string
+		first int
+	}{{"vendor", 0}, {"help_english", 254}, {"help_french", 510}, {"help_german", 766}, {"help_spanish", 1022}, {"help_italian", 1278}}
 	for i, e := range c.Extents {
-		if len(e.Name) != 4 || e.Name != fmt.Sprintf("%04d", e.Index) {
-			t.Fatalf("extent %d name %q", i, e.Name)
+		a := arrays[0]
+		for _, x := range arrays {
+			if e.Index >= x.first {
+				a = x
+			}
+		}
+		if e.Name != fmt.Sprintf("%s/%03d", a.name, e.Index-a.first) {
+			t.Fatalf("extent %d (index %d) name %q", i, e.Index, e.Name)
 		}
 		if e.Offset != int64(starts[e.Index])*SectorSize {
 			t.Fatalf("extent %d offset %d", i, e.Offset)
@@ -269,11 +290,29 @@ func TestLevelAudio514Pairs(t *testing.T) {
 		t.Fatalf("%d extents, %d unused, %d skipped", len(c.Extents), c.Unused, c.Skipped)
 	}
 	// Indices do not shift past the skipped entries.
-	if e := c.Extents[100]; e.Index != 101 || e.Name != "101" {
+	if e := c.Extents[100]; e.Index != 101 || e.Name != "bin_data/101" {
 		t.Fatalf("extent after the unused slot: %+v", e)
 	}
-	if e := c.Extents[511]; e.Index != 513 || e.Name != "513" || e.Size != sizes[513] {
+	if e := c.Extents[511]; e.Index != 513 || e.Name != "thermanator_thaw" || e.Size != sizes[513] {
 		t.Fatalf("last extent %+v", e)
+	}
+}
+
+// Starts in any order: each runs to the next greater start of the table
+// (Wrench's sizing), whatever their order.
+func TestStartsAnyOrder(t *testing.T) {
+	c := mustRead(t, "SCENE9.WAD", header(0x137c, []uint32{9, 8, 7, 6, 5, 4, 3}), 1<<20)
+	if c.Reading != ReadingStartList || len(c.Extents) != 7 {
+		t.Fatalf("reading %s, %d extents", c.Reading, len(c.Extents))
+	}
+	for _, e := range c.Extents {
+		want := int64(SectorSize)
+		if e.Offset == 9*SectorSize {
+			want = 1<<20 - 9*SectorSize
+		}
+		if e.Size != want || e.Offset != int64(9-e.Index)*SectorSize {
+			t.Errorf("extent %+v, want %d bytes", e, want)
+		}
 	}
 }
 
@@ -296,8 +335,13 @@ func TestSceneStartList(t *testing.T) {
 	size := int64(sec) * SectorSize
 	starts[1244] = sec + 10 // sentinel past the file
 	c := mustRead(t, "SCENE4.WAD", header(0x137c, starts), size)
-	if c.Family != "SCENE" || !c.PerLevel || c.Reading != ReadingStartList || len(c.Candidates) != 1 {
+	// Every word a start: no scene record reads (words 3 and 13 are no
+	// sizes), so the plain start list wins and keeps the grouped indices.
+	if c.Family != "SCENE" || !c.PerLevel || c.Reading != ReadingStartList || len(c.Candidates) != 2 || c.Named {
 		t.Fatalf("family %s reading %s candidates %+v", c.Family, c.Reading, c.Candidates)
+	}
+	if k := candidate(c, ReadingSceneRecords); k == nil || k.Consistent {
+		t.Fatalf("scene-records candidate %+v", k)
 	}
 	if c.Sentinels != 1 {
 		t.Errorf("sentinels %d, want 1", c.Sentinels)
@@ -358,10 +402,10 @@ func TestGadgetSentinels(t *testing.T) {
 
 // The last extent's sector-rounded end may run up to 2,047 bytes past the file.
 func TestTailOverrunClamp(t *testing.T) {
-	pairs, end := chainSectors(2, []int64{10, 20, 30}) // 0xba8 header: sector 2 is the first free
+	pairs, end := chainSectors(2, []int64{10, 20, 30}) // 0xa48 header: sector 2 is the first free
 	for _, over := range []int64{1, 1000, 2047} {
 		size := end - over
-		c := mustRead(t, "SPACE.WAD", header(0xba8, pairWords(pairs)), size)
+		c := mustRead(t, "BONUS.WAD", header(0xa48, pairWords(pairs)), size)
 		if c.Reading != ReadingPairsSectors || len(c.Extents) != 3 {
 			t.Fatalf("overrun %d: reading %s, %d extents", over, c.Reading, len(c.Extents))
 		}
@@ -370,7 +414,7 @@ func TestTailOverrunClamp(t *testing.T) {
 		}
 	}
 	// 2,048 bytes short: the last extent is a sentinel.
-	c := mustRead(t, "SPACE.WAD", header(0xba8, pairWords(pairs)), end-SectorSize)
+	c := mustRead(t, "BONUS.WAD", header(0xa48, pairWords(pairs)), end-SectorSize)
 	if len(c.Extents) != 2 || c.Sentinels != 1 {
 		t.Fatalf("overrun 2048: %d extents, %d sentinels", len(c.Extents), c.Sentinels)
 	}
@@ -407,8 +451,9 @@ func TestHostileContainers(t *testing.T) {
 		{"header past end", header(0x1870, nil)[:16], 16, ErrFormat},
 		{"header read fails", big[:8], -0x170, io.ErrUnexpectedEOF}, // reader holds 8 bytes, size says 0x170
 		{"overlapping pairs", header(0x170, pairWords([][2]uint32{{1, 8192}, {2, 8192}, {4, 4096}})), 1 << 20, ErrNoReading},
-		{"overlapping in both units", header(0x40, pairWords([][2]uint32{{1, 4096}, {2, 4096}})), 16 << 20, ErrNoReading},
-		{"descending starts", header(0x137c, []uint32{9, 8, 7, 6, 5, 4, 3}), 1 << 20, ErrNoReading},
+		// pairs overlap in both units; as a start list one value of six is a
+		// sentinel among the starts (more than 5%)
+		{"overlapping in both units", header(0x40, pairWords([][2]uint32{{1, 4096}, {20000, 5}, {2, 4096}})), 16 << 20, ErrNoReading},
 		{"start list of sentinels", header(0x137c, []uint32{1 << 31, 0xffffffff}), 1 << 20, ErrNoReading},
 	}
 	for _, tc := range cases {
@@ -474,8 +519,10 @@ func BenchmarkReadContainerAudio(b *testing.B) {
 // The retail SCENE21.WAD is its 4,988-byte header alone: with one sentinel and
 // zeros it reads as an empty start list, not as an error.
 func TestHeaderOnlyScene(t *testing.T) {
+	// As scene records: 1,215 entries (the 30 size words are none), the
+	// first of them the sentinel.
 	c := mustRead(t, "SCENE21.WAD", header(0x137c, []uint32{7}), 4988)
-	if c.Reading != ReadingStartList || len(c.Extents) != 0 || c.Sentinels != 1 || c.Unused != 1244 || c.Coverage != 0 {
+	if c.Reading != ReadingSceneRecords || len(c.Extents) != 0 || c.Sentinels != 1 || c.Unused != 1214 || c.Coverage != 0 {
 		t.Fatalf("reading %s, %d extents, %d sentinels, %d unused, coverage %d", c.Reading, len(c.Extents), c.Sentinels, c.Unused, c.Coverage)
 	}
 	// The same table in a container with room for extents explains nothing.
@@ -567,8 +614,8 @@ func TestEveryFamilyEveryReading(t *testing.T) {
 			switch {
 			case b.rd == ReadingStartList && fam.sceneStarts:
 				want0 = "scene00/00"
-			case b.rd != ReadingStartList && fam.pairNames != nil:
-				want0 = fam.pairNames[0]
+			case fam.layout != nil && b.rd == fam.layout.reading:
+				want0 = fam.layout.names[0]
 			default:
 				want0 = strings.Repeat("0", numericWidth(b.entries))
 			}

@@ -43,6 +43,7 @@ func readLevel(c *Container, hdr []byte) {
 	k.evaluate(roomy(c.HeaderSize, c.Size))
 	c.Level = h
 	c.Reading = ReadingLevel
+	c.Documented, c.Named = ReadingLevel, true
 	c.Candidates = []Candidate{k.Candidate}
 	c.Coverage = k.Coverage
 	c.Unused, c.Sentinels = k.Unused, k.Sentinels
@@ -50,7 +51,7 @@ func readLevel(c *Container, hdr []byte) {
 	c.Extents = make([]Extent, 0, k.Valid)
 	for s, sl := range k.slots {
 		if sl.state == slotShown {
-			c.Extents = append(c.Extents, Extent{Index: s, Name: levelLumpNames[s], Offset: sl.off, Size: sl.end - sl.off})
+			c.Extents = append(c.Extents, Extent{Index: s, Name: levelLumpNames[s], Offset: sl.off, Size: sl.end - sl.off, Layout: levelLumpLayouts[s]})
 		}
 	}
 }

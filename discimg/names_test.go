@@ -18,11 +18,30 @@ func TestNumericNames(t *testing.T) {
 }
 
 func TestFamilyNames(t *testing.T) {
-	if len(miscNames) != (0x40-8)/8 || len(armorNames) != (0xf8-8)/8 || len(mpegNames) != (0x328-8)/8 {
-		t.Fatalf("name counts %d %d %d do not match the tables", len(miscNames), len(armorNames), len(mpegNames))
+	for _, c := range []struct {
+		l     *tableLayout
+		n     int
+		i     int
+		names string
+	}{
+		{miscLayout, 7, 1, "irx"}, {armorLayout, 30, 19, "wrench0_textures"}, {mpegLayout, 100, 99, "video49"},
+		{bonusLayout, 328, 183, "credits_text"}, {bonusLayout, 328, 327, "paintings/05"},
+		{hudLayout, 781, 5, "hud_bank4"}, {hudLayout, 781, 780, "screen_items/19"}, {hudLayout, 781, 54, "vendor"},
+		{audioNLayout, 514, 513, "thermanator_thaw"}, {audioNLayout, 514, 7, "bin_data/007"},
+		{audioLayout, 1534, 1533, "help_italian/255"}, {audioLayout, 1534, 253, "vendor/253"},
+	} {
+		if len(c.l.names) != c.n || c.l.names[c.i] != c.names {
+			t.Errorf("layout of %d names: %d, name %d %q, want %q", c.n, len(c.l.names), c.i, c.l.names[c.i], c.names)
+		}
+		for i, n := range c.l.names {
+			if n == "" {
+				t.Errorf("%s layout: slot %d has no name", c.l.reading, i)
+			}
+		}
 	}
-	if armorNames[16] != "armor8_mesh" || armorNames[19] != "wrench0_textures" || mpegNames[98] != "subtitles49" || mpegNames[99] != "video49" {
-		t.Fatalf("names %q %q %q %q", armorNames[16], armorNames[19], mpegNames[98], mpegNames[99])
+	if string(appendSceneRecordName(nil, 83+13-1)) != "scene01/moby_load" || string(appendSceneRecordName(nil, 14)) != "scene00/chunks/00" ||
+		string(appendSceneRecordName(nil, 1244)) != "scene14/chunks/68" {
+		t.Fatal("scene record names")
 	}
 	if SceneStarts != (0x137c-8)/4 {
 		t.Fatalf("SceneStarts %d", SceneStarts)

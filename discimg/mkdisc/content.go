@@ -111,19 +111,32 @@ type stream struct {
 	tag       string
 	plainSize int64
 	plainSHA  string
+	parts     []treeEntry // what the decoded content holds (NAME.d/), with their sums
 }
 
 // makeStream encodes plainSize bytes of asset-like content with tag. When the
 // result is longer than capacity (0: no limit) it retries with less content.
 func makeStream(rng *rand.Rand, tag string, plainSize int, capacity int64) (stream, error) {
+	return makeStreamOf(rng, tag, plainSize, capacity, nil)
+}
+
+// makeStreamOf is makeStream whose decoded content, when content is set, is
+// what content makes of about n bytes (with the parts it holds).
+func makeStreamOf(rng *rand.Rand, tag string, plainSize int, capacity int64, content func(rng *rand.Rand, n int) ([]byte, []treeEntry)) (stream, error) {
 	if testPlainCap > 0 {
 		plainSize = min(plainSize, testPlainCap)
 	}
 	for attempt := 0; attempt < 8; attempt++ {
-		plain := assetData(rng, tag, plainSize)
+		var plain []byte
+		var parts []treeEntry
+		if content != nil {
+			plain, parts = content(rng, plainSize)
+		} else {
+			plain = assetData(rng, tag, plainSize)
+		}
 		data := codec.Encode(plain, codec.EncodeOptions{Tag: tag})
 		if capacity <= 0 || int64(len(data)) <= capacity {
-			return stream{data: data, tag: tag, plainSize: int64(len(plain)), plainSHA: sha1Hex(plain)}, nil
+			return stream{data: data, tag: tag, plainSize: int64(len(plain)), plainSHA: sha1Hex(plain), parts: parts}, nil
 		}
 		plainSize = int(float64(plainSize) * float64(capacity) / float64(len(data)) * 0.85)
 	}

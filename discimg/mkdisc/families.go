@@ -18,10 +18,12 @@ func wadSlot(rng *rand.Rand, weight float64, tag string, plainRetail, plainSmall
 // byte sizes for most, sector sizes for MISC, ARMOR and BONUS (as Wrench types
 // them).
 var (
-	familyMISC = &pairFamily{family: "MISC", headerSize: 0x40, sectors: true, slots: func(g *gen, rng *rand.Rand) []slot {
+	familyMISC = &pairFamily{family: "MISC", headerSize: 0x40, sectors: true, names: miscSlotNames, slots: func(g *gen, rng *rand.Rand) []slot {
+		irx := wadSlot(rng, 0.08, "irx", 900<<10, 24<<10)
+		irx.plain = irxBundle
 		return []slot{
-			rawSlot(rng, 0.01, 3000, 6000, styleGeneric),      // debug_font
-			wadSlot(rng, 0.08, "irx", 900<<10, 24<<10),        // irx
+			bodySlot(func(g *gen, rng *rand.Rand) ([]byte, []treeEntry) { return pifTexture(rng, 128, 64, 4), nil }), // debug_font
+			irx, // irx
 			rawSlot(rng, 0.01, 2048, 4096, styleGeneric),      // save_game
 			rawSlot(rng, 0.35, 16<<10, 40<<10, styleCode),     // frontbin
 			wadSlot(rng, 0.10, "frontnet", 1200<<10, 160<<10), // frontbin_net
@@ -29,14 +31,14 @@ var (
 			rawSlot(rng, 0.02, 4096, 8192, styleGeneric),      // exit
 		}
 	}}
-	familyARMOR = &pairFamily{family: "ARMOR", headerSize: 0xf8, sectors: true, slots: func(g *gen, rng *rand.Rand) []slot {
+	familyARMOR = &pairFamily{family: "ARMOR", headerSize: 0xf8, sectors: true, names: armorSlotNames, slots: func(g *gen, rng *rand.Rand) []slot {
 		s := make([]slot, 30)
 		for i := range s {
-			w := 3.0
-			if i%2 == 1 {
-				w = 2
+			if i%2 == 1 && i != 29 {
+				s[i] = bodySlot(matlist) // a textures extent: a matlist of PIF textures
+				continue
 			}
-			s[i] = rawSlot(rng, w, 3000, 12000, styleGeneric)
+			s[i] = rawSlot(rng, 3, 3000, 12000, styleGeneric)
 		}
 		return s
 	}}
@@ -49,12 +51,14 @@ var (
 		}
 		return s
 	}}
-	familyMPEG = &pairFamily{family: "MPEG", headerSize: 0x328, slots: func(g *gen, rng *rand.Rand) []slot {
+	familyMPEG = &pairFamily{family: "MPEG", headerSize: 0x328, names: mpegSlotNames, slots: func(g *gen, rng *rand.Rand) []slot {
 		s := make([]slot, 100)
 		for i := range s {
 			switch {
-			case i >= 65:
-				s[i] = slot{kind: slotSentinel} // 35 trailing entries past the file
+			case i%2 == 1 && i >= 2*mpegFirstBeyond:
+				// 35 videos past the file: in MPEG1.WAD and MPEG2.WAD behind
+				// it, the last two past even those (true sentinels)
+				s[i] = slot{kind: slotRaw, beyond: true, style: styleVideo}
 			case i%2 == 0:
 				s[i] = rawSlot(rng, 0.002, 1500, 4000, styleSubtitles)
 			default:
@@ -75,18 +79,30 @@ var (
 		}
 		return s
 	}}
-	familyBONUS = &pairFamily{family: "BONUS", headerSize: 0xa48, sectors: true, slots: func(g *gen, rng *rand.Rand) []slot {
+	familyBONUS = &pairFamily{family: "BONUS", headerSize: 0xa48, sectors: true, names: bonusSlotNames, slots: func(g *gen, rng *rand.Rand) []slot {
 		s := make([]slot, 328)
+		credText := fieldIndex(bonusArrays, "credits_text", 0)
+		credImg := fieldIndex(bonusArrays, "credits_images", 0)
 		for i := range s {
 			switch {
-			case i > 270:
-			case i == 270:
+			case i > 300:
+			case i == 300:
 				s[i] = rawSlot(rng, 1, 4000, 8000, styleGeneric)
+			case i == credText:
+				s[i] = bodySlot(creditsText)
+			case i >= credImg && i < credImg+29:
+				if rng.IntN(6) != 0 {
+					s[i] = bodySlot(func(g *gen, rng *rand.Rand) ([]byte, []treeEntry) {
+						return rgbaBlob(rng, 16<<rng.IntN(3), 16<<rng.IntN(2)), nil
+					})
+				}
 			case rng.IntN(12) == 0:
-			case rng.IntN(5) == 0:
-				s[i] = rawSlot(rng, 1, 3000, 8000, styleGeneric)
 			default:
-				s[i] = wadSlot(rng, 1, "bonusimg", 200<<10, 6<<10) // most images WAD-compressed
+				// every image array is WAD streams that decode to PIF textures
+				w := wadSlot(rng, 1, "bonusimg", 200<<10, 6<<10)
+				small := g.small()
+				w.plain = func(rng *rand.Rand, n int) ([]byte, []treeEntry) { return randomTexture(rng, small), nil }
+				s[i] = w
 			}
 		}
 		return s
@@ -100,7 +116,7 @@ var (
 		}
 		return s
 	}}
-	familyAUDIOn = &pairFamily{family: "AUDIO", headerSize: 0x1018, slots: func(g *gen, rng *rand.Rand) []slot {
+	familyAUDIOn = &pairFamily{family: "AUDIO", headerSize: 0x1018, names: audioNSlotNames, slots: func(g *gen, rng *rand.Rand) []slot {
 		s := make([]slot, 514)
 		used := 30 + rng.IntN(170)
 		for i := range s {
@@ -113,7 +129,7 @@ var (
 		}
 		return s
 	}}
-	familyHUD = &pairFamily{family: "HUD", headerSize: 0x1870, slots: func(g *gen, rng *rand.Rand) []slot {
+	familyHUD = &pairFamily{family: "HUD", headerSize: 0x1870, sectors: true, names: hudSlotNames, slots: func(g *gen, rng *rand.Rand) []slot {
 		s := make([]slot, 781)
 		for i := range s {
 			switch {
@@ -131,43 +147,11 @@ var (
 	}}
 )
 
-// The flat start-list families: every SCENE<n> (30 scenes × 83 starts, equal
-// starts, zeros, exactly one sentinel) and the global AUDIO (as Wrench reads
-// it: vendor[254], then five help-language arrays of 256).
+// The flat start-list family: the global AUDIO (as Wrench reads it:
+// vendor[254], then five help-language arrays of 256). SCENE<n> has its own
+// builder (scene records, scenes.go).
 var (
-	familySCENEn = &startFamily{family: "SCENEn", headerSize: 0x137c, values: func(g *gen, rng *rand.Rand, maxDistinct int64) []int {
-		v := make([]int, 1245)
-		for i := range v {
-			v[i] = -1
-		}
-		d := -1
-		last := -1
-		scenes := 1 + rng.IntN(12)
-		for sc := 0; sc < scenes && maxDistinct > 0; sc++ {
-			used := 10 + rng.IntN(74)
-			for j := 0; j < used; j++ {
-				i := sc*83 + j
-				if rng.IntN(9) == 0 && j > 0 && j < used-1 {
-					continue // a zero slot inside a scene
-				}
-				if d < 0 || (int64(d+1) < maxDistinct && rng.IntN(6) != 0) {
-					d++ // else: an equal start, the same extent as the previous entry
-				}
-				v[i] = d
-				last = i
-			}
-		}
-		if last >= 0 && nonZero(v) < 40 {
-			// the one sentinel must stay under 5% of the non-zero values
-			for i := last + 1; i < len(v) && nonZero(v) < 40; i++ {
-				v[i] = d
-				last = i
-			}
-		}
-		v[last+1] = -2 // the sentinel, after every real start
-		return v
-	}}
-	familyAUDIO = &startFamily{family: "AUDIO", headerSize: 0x1800, values: func(g *gen, rng *rand.Rand, maxDistinct int64) []int {
+	familyAUDIO = &startFamily{family: "AUDIO", headerSize: 0x1800, names: audioSlotNames, values: func(g *gen, rng *rand.Rand, maxDistinct int64) []int {
 		v := make([]int, 1534)
 		for i := range v {
 			v[i] = -1
@@ -192,8 +176,8 @@ var (
 	}}
 )
 
-// familyOf picks the builder for a G/ file by name.
-func familyOf(path string) (pf *pairFamily, sf *startFamily, level bool) {
+// familyOf picks the builder for a G/ file by name (scene: a SCENE<n>).
+func familyOf(path string) (pf *pairFamily, sf *startFamily, scene bool) {
 	name := strings.TrimSuffix(strings.TrimPrefix(path, "G/"), ".WAD")
 	switch {
 	case name == "MISC":
@@ -217,11 +201,23 @@ func familyOf(path string) (pf *pairFamily, sf *startFamily, level bool) {
 	case strings.HasPrefix(name, "AUDIO"):
 		return familyAUDIOn, nil, false
 	case strings.HasPrefix(name, "SCENE"):
-		return nil, familySCENEn, false
-	case strings.HasPrefix(name, "LEVEL"):
 		return nil, nil, true
 	}
 	return nil, nil, false
+}
+
+// bodySlot is a raw slot whose bytes (and parts) body makes.
+func bodySlot(body func(g *gen, rng *rand.Rand) ([]byte, []treeEntry)) slot {
+	return slot{kind: slotRaw, weight: 1, body: body}
+}
+
+// matlist is an ARMOR textures extent: a list of PIF textures, raw.
+func matlist(g *gen, rng *rand.Rand) ([]byte, []treeEntry) {
+	items := make([][]byte, 2+rng.IntN(4))
+	for i := range items {
+		items[i] = randomTexture(rng, g.small())
+	}
+	return itemList(items, false)
 }
 
 func nonZero(v []int) int {

@@ -166,6 +166,9 @@ func build(layout Layout, seed int64) ([]*genFile, isowriter.Options, error) {
 			f.info.Size, f.info.LBA = f.content.size, f.lba
 		}
 	}
+	if err := fillBeyond(files); err != nil {
+		return nil, opt, err
+	}
 	if err := fillRC2HDR(files); err != nil {
 		return nil, opt, err
 	}
@@ -191,10 +194,13 @@ func (g *gen) buildFile(inv invFile, levels map[string]levelRow) (*genFile, erro
 	if row, ok := levels[inv.Path]; ok {
 		return g.buildLevel(row, inv)
 	}
-	if pf, sf, _ := familyOf(inv.Path); pf != nil {
+	switch pf, sf, scene := familyOf(inv.Path); {
+	case pf != nil:
 		return g.buildPairs(pf, inv)
-	} else if sf != nil {
+	case sf != nil:
 		return g.buildStartList(sf, inv)
+	case scene:
+		return g.buildSceneRecords(inv)
 	}
 	return g.plainFile(inv)
 }
@@ -230,18 +236,41 @@ func manifest(files []*genFile) []ManifestEntry {
 		sum  string
 	}
 	var out []pending
+	// emit lists an entry, its .wad beside a decoded one, and its parts
+	// (NAME.d/), at every depth: parts of raw bytes are ranges of the same
+	// file, parts of decoded content carry their sums.
+	var emit func(path string, e treeEntry, content *sparseFile, base int64)
+	emit = func(path string, e treeEntry, content *sparseFile, base int64) {
+		if e.content != nil {
+			content, base = e.content, -e.contentOff
+		}
+		switch {
+		case e.sum != "":
+			out = append(out, pending{path: path, size: e.n, sum: e.sum})
+		case e.decoded != nil:
+			out = append(out, pending{path: path, size: e.decoded.plainSize, sum: e.decoded.plainSHA})
+			out = append(out, pending{path: path + ".wad", size: e.n, j: want(content, base+e.off, e.n)})
+		default:
+			out = append(out, pending{path: path, size: e.n, j: want(content, base+e.off, e.n)})
+		}
+		for _, p := range e.parts {
+			if e.decoded != nil || e.sum != "" {
+				if p.sum == "" {
+					panic("mkdisc: a part of decoded content without its sum: " + path + ".d/" + p.name)
+				}
+				emit(path+".d/"+p.name, p, nil, 0)
+			} else {
+				emit(path+".d/"+p.name, p, content, base+e.off)
+			}
+		}
+	}
 	for _, f := range files {
 		if f.info == nil {
 			out = append(out, pending{path: f.path, size: f.content.size, j: want(f.content, 0, f.content.size)})
 			continue
 		}
 		for _, e := range f.entries {
-			p := f.path + "/" + e.name
-			if e.decoded != nil {
-				out = append(out, pending{path: p, size: e.decoded.plainSize, sum: e.decoded.plainSHA})
-				p += ".wad"
-			}
-			out = append(out, pending{path: p, size: e.n, j: want(f.content, e.off, e.n)})
+			emit(f.path+"/"+e.name, e, f.content, 0)
 		}
 	}
 	sort.Slice(list, func(a, b int) bool { return list[a].n > list[b].n })
@@ -308,18 +337,28 @@ func fillRC2HDR(files []*genFile) error {
 			return err
 		}
 	}
+	if at != rc2hdrLevelTable {
+		return fmt.Errorf("mkdisc: RC2.HDR: global headers end at %#x, not at the level table %#x", at, rc2hdrLevelTable)
+	}
 	if at > rc2hdrLevelBase {
 		return fmt.Errorf("mkdisc: RC2.HDR: global headers run to %#x", at)
 	}
 	for n := 0; n < numLevels; n++ {
 		base := int64(rc2hdrLevelBase + n*rc2hdrLevelStride)
-		for _, part := range []struct {
+		for k, part := range []struct {
 			name string
 			off  int64
 		}{{"LEVEL", 0}, {"AUDIO", 0x800}, {"SCENE", 0x2000}} {
-			if _, err := copyHdr(base+part.off, fmt.Sprintf("G/%s%d.WAD", part.name, n)); err != nil {
+			path := fmt.Sprintf("G/%s%d.WAD", part.name, n)
+			if _, err := copyHdr(base+part.off, path); err != nil {
 				return err
 			}
+			// the level table: per level three {s32 sector, s32 sectors}
+			// ranges (level, audio, scene): the absolute LBA of the header
+			// copy inside RC2.HDR and the file's size in sectors
+			e := rc2hdrLevelTable + int64(n)*24 + int64(k)*8
+			binary.LittleEndian.PutUint32(buf[e:], uint32(hdrFile.lba+(base+part.off)/sectorSize))
+			binary.LittleEndian.PutUint32(buf[e+4:], uint32(sectorsOf(byPath[path].content.size)))
 		}
 	}
 	hdrFile.content.chunks = nil

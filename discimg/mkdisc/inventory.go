@@ -30,6 +30,7 @@ const (
 	numLevels         = 27
 	rc2hdrLevelBase   = 0x5800
 	rc2hdrLevelStride = 0x3800
+	rc2hdrLevelTable  = 0x4ff8
 )
 
 // invFile is one line of the retail inventory.

@@ -3,6 +3,7 @@ package mkdisc
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 )
 
 // Level lump slots, as in the levels table: the header field of slot s is at 0x10+8*s.
@@ -31,6 +32,11 @@ var retailCollision = map[string][3]int{
 type lumpContent struct {
 	f       sparseFile // size = content length
 	decoded *stream    // gameplay: the stream at the lump's start
+	parts   []treeEntry
+	// chunk lumps: the streams at chunkOffs[0] (tfrags) and [1] (collision);
+	// their parts are sized once the lump's extent is known.
+	chunk     [2]*stream
+	chunkOffs [2]int64
 }
 
 func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
@@ -127,7 +133,15 @@ func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
 		for _, c := range l.f.chunks {
 			f.content.put(base+c.Off, c.Data)
 		}
-		f.entries = append(f.entries, treeEntry{name: lumpNames[s], off: base, n: n, decoded: l.decoded})
+		e := treeEntry{idx: s, name: lumpNames[s], off: base, n: n, decoded: l.decoded, parts: l.parts}
+		if l.chunk[0] != nil {
+			// each stream runs to the other's start, the last to the lump's end
+			e.parts = []treeEntry{
+				{name: "tfrags", off: l.chunkOffs[0], n: l.chunkOffs[1] - l.chunkOffs[0], decoded: l.chunk[0]},
+				{name: "collision", off: l.chunkOffs[1], n: n - l.chunkOffs[1], decoded: l.chunk[1]},
+			}
+		}
+		f.entries = append(f.entries, e)
 		info.Coverage += sectorsOf(n)
 	}
 	return f, f.finishContainer(hdr, info)
@@ -208,6 +222,8 @@ func (g *gen) chunkLump(row levelRow, k int, capacity int64) (*lumpContent, erro
 	l.f.put(16, tfrag.data)
 	l.f.put(collOff, cs.data)
 	l.f.size = collOff + int64(len(cs.data))
+	l.chunk = [2]*stream{&tfrag, &cs}
+	l.chunkOffs = [2]int64{16, collOff}
 	return l, nil
 }
 
@@ -228,6 +244,7 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 	raw := func(field int, name string, n int64, style rawStyle) {
 		rawContent(&l.f, pos, n, row.File+"/data/"+name, field, style, g.rng(row.File, "data", name), g.small())
 		setRange(field, pos, n)
+		l.parts = append(l.parts, treeEntry{name: name, off: pos, n: n})
 		pos = align(pos+n, 16)
 	}
 	room := func() int64 {
@@ -236,17 +253,18 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 		}
 		return capacity - pos
 	}
-	putStream := func(field int, tag string, plain int) (*stream, error) {
+	putStream := func(field int, name, tag string, plain int, content func(*rand.Rand, int) ([]byte, []treeEntry)) (*stream, error) {
 		c := room()
 		if capacity > 0 {
 			c = c / 3
 		}
-		st, err := makeStream(g.rng(row.File, "data", field), tag, plain, c)
+		st, err := makeStreamOf(g.rng(row.File, "data", field), tag, plain, c, content)
 		if err != nil {
 			return nil, err
 		}
 		l.f.put(pos, st.data)
 		setRange(field, pos, int64(len(st.data)))
+		l.parts = append(l.parts, treeEntry{name: name, off: pos, n: int64(len(st.data)), decoded: &st, parts: st.parts})
 		pos = align(pos+int64(len(st.data)), 16)
 		return &st, nil
 	}
@@ -256,7 +274,7 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 	raw(0x10, "gs_ram", g.plainN(256<<10, 4<<10), styleGeneric)
 	raw(0x18, "hud_header", 0x200, styleGeneric)
 	for b := 0; b < 5; b++ {
-		if _, err := putStream(0x20+8*b, "hud_bank", g.plain(96<<10, 3<<10)+rng.IntN(2<<10)); err != nil {
+		if _, err := putStream(0x20+8*b, fmt.Sprintf("hud_bank%d", b), "hud_bank", g.plain(96<<10, 3<<10)+rng.IntN(2<<10), nil); err != nil {
 			return nil, err
 		}
 	}
@@ -264,13 +282,13 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 	if row.ID >= 1 && row.ID <= 3 {
 		smallCore = 256<<10 + rng.IntN(64<<10) // a few decoded blocks
 	}
-	core, err := putStream(0x48, "coredata", g.plain(1500<<10+rng.IntN(1<<20), smallCore))
+	core, err := putStream(0x48, "core_data", "coredata", g.plain(1500<<10+rng.IntN(1<<20), smallCore), nil)
 	if err != nil {
 		return nil, err
 	}
 	if row.ID%4 == 3 {
 		binary.LittleEndian.PutUint32(hdr[0x50:], 0xFFFFFFFF) // {-1, 0}: no transition textures
-	} else if _, err := putStream(0x50, "trans_tex", g.plain(192<<10, 6<<10)); err != nil {
+	} else if _, err := putStream(0x50, "transition_textures", "trans_tex", g.plain(192<<10, 6<<10), textureList(g.small())); err != nil {
 		return nil, err
 	}
 	// the core index records core_data's decoded size at +0x8C

@@ -44,7 +44,14 @@ func (g *gen) plainFile(inv invFile) (*genFile, error) {
 		if g.small() {
 			c.size = 384<<10 + inv.Size%sectorSize // keep the odd tail
 		}
-		rawContent(c, 0, c.size, inv.Path, 0, styleVideo, rng, g.small())
+		// the videos MPEG.WAD's table points at (mpeg.go), each a program
+		// stream of its own; MPEG1.WAD's first sector is not one
+		if inv.Path == "G/MPEG1.WAD" {
+			rawContent(c, 0, sectorSize, inv.Path, 0, styleGeneric, rng, g.small())
+		}
+		for i, v := range runVideos(inv.Path, c.size) {
+			rawContent(c, v.off, v.n, inv.Path, i+1, styleVideo, g.rng(inv.Path, "video", i), g.small())
+		}
 		if inv.Path == "G/MPEG1.WAD" {
 			// first word 7,864,320: no header size of any family
 			var w [4]byte

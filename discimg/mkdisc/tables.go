@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 )
 
 // Readings, spelled as discimg reports them (discimg.Reading*); mkdisc does not
@@ -14,13 +13,24 @@ const (
 	readingPairsSectors = "pairs-sectors"
 	readingStartList    = "start-list"
 	readingLevel        = "level-header"
+	readingSceneRecords = "scene-records"
 )
 
 // treeEntry is one extent of a container as the tree shows it.
 type treeEntry struct {
 	name    string  // "gameplay", "armor0_mesh", "017", "scene03/12"
-	off, n  int64   // byte range in the container (n clamped to the file)
+	off, n  int64   // byte range in the container (n clamped to the file), or in its parent part
 	decoded *stream // non-nil: the extent begins with this stream (NAME and NAME.wad)
+	// parts are NAME.d/: ranges relative to the entry's first byte, or to its
+	// decoded content when decoded is set (those carry their sum).
+	parts []treeEntry
+	sum   string // SHA-1 known when generated: a part of decoded content
+	// content, when set, holds the entry's bytes at off: an extent past its
+	// container, in the file inFile behind it.
+	content    *sparseFile
+	contentOff int64 // where content's first byte lies, relative to the container
+	inFile     string
+	idx        int // table index (container entries)
 }
 
 // genFile is one file of the image with everything the generator knows of it.
@@ -31,6 +41,7 @@ type genFile struct {
 	content   *sparseFile
 	header    []byte // the container header as in the file; nil for plain files
 	entries   []treeEntry
+	beyond    []int          // table slots fillBeyond places in the files behind
 	info      *ContainerInfo // nil for plain files
 }
 
@@ -78,23 +89,22 @@ type slot struct {
 	plainRetail int     // decoded size wanted in retail (capped by the share)
 	plainSmall  int     // decoded size in the small layout
 	style       rawStyle
+	// plain, when set, makes a WAD slot's decoded content of about n bytes
+	// and the parts it holds (instead of asset-like bytes).
+	plain func(rng *rand.Rand, n int) ([]byte, []treeEntry)
+	// body, when set, makes a raw slot's bytes and their parts (its size is
+	// then the body's length, in both layouts).
+	body func(g *gen, rng *rand.Rand) ([]byte, []treeEntry)
+	// beyond: the extent lies past the container, in the files behind it
+	// (placed by fillBeyond once the image is laid out).
+	beyond bool
 }
 
-// entryName is the SPEC name of table entry i of a family's container.
-func entryName(family string, i, entries int) string {
-	switch family {
-	case "MISC":
-		return [...]string{"debug_font", "irx", "save_game", "frontbin", "frontbin_net", "frontend", "exit"}[i]
-	case "ARMOR":
-		kind := [2]string{"mesh", "textures"}[i%2]
-		if i < 18 {
-			return fmt.Sprintf("armor%d_%s", i/2, kind)
-		}
-		return fmt.Sprintf("wrench%d_%s", (i-18)/2, kind)
-	case "MPEG":
-		return fmt.Sprintf("%s%02d", [2]string{"subtitles", "video"}[i%2], i/2)
-	case "SCENEn":
-		return fmt.Sprintf("scene%02d/%02d", i/83, i%83)
+// entryName is the SPEC name of table entry i of a container whose
+// documented slot names are names (nil: table indices).
+func entryName(names []string, i, entries int) string {
+	if i < len(names) {
+		return names[i]
 	}
 	w := max(3, len(fmt.Sprint(entries-1)))
 	return fmt.Sprintf("%0*d", w, i)
@@ -104,7 +114,8 @@ func entryName(family string, i, entries int) string {
 type pairFamily struct {
 	family     string
 	headerSize int64
-	sectors    bool // size field in sectors (as Wrench types MISC, ARMOR, BONUS)
+	sectors    bool     // size field in sectors (as Wrench types MISC, ARMOR, BONUS, HUD)
+	names      []string // documented slot names (nil: table indices)
 	slots      func(g *gen, rng *rand.Rand) []slot
 }
 
@@ -122,13 +133,13 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 	lastUsed := -1
 	var wsum float64
 	for i, s := range slots {
-		if s.kind == slotRaw || s.kind == slotWAD {
+		if (s.kind == slotRaw || s.kind == slotWAD) && !s.beyond {
 			lastUsed = i
 			wsum += s.weight
 		}
 	}
-	if lastUsed < 0 || slots[lastUsed].kind != slotRaw {
-		return nil, fmt.Errorf("mkdisc: %s: the last used entry must be raw", inv.Path)
+	if lastUsed < 0 || slots[lastUsed].kind != slotRaw || slots[lastUsed].body != nil {
+		return nil, fmt.Errorf("mkdisc: %s: the last used entry must be raw, without a body", inv.Path)
 	}
 	hdrSectors := sectorsOf(pf.headerSize)
 	retailN := sectorsOf(inv.Size) - hdrSectors // data sectors in retail
@@ -148,7 +159,7 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 			capacity = share * sectorSize
 			plain = min(s.plainRetail, int(capacity*3/2))
 		}
-		st, err := makeStream(g.rng(inv.Path, i, "stream"), s.tag, plain, capacity)
+		st, err := makeStreamOf(g.rng(inv.Path, i, "stream"), s.tag, plain, capacity, s.plain)
 		if err != nil {
 			return nil, fmt.Errorf("%s entry %d: %w", inv.Path, i, err)
 		}
@@ -156,18 +167,28 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 		secs[i] = sectorsOf(int64(len(st.data)))
 		wadSecs += secs[i]
 	}
-	// Raw extents share what is left (retail) or take their small size.
+	// Raw extents with a body have its length; the others share what is
+	// left (retail) or take their small size.
+	bodies := make([][]byte, len(slots))
+	bodyParts := make([][]treeEntry, len(slots))
+	for i, s := range slots {
+		if s.kind == slotRaw && s.body != nil && !s.beyond {
+			bodies[i], bodyParts[i] = s.body(g, g.rng(inv.Path, i, "body"))
+			secs[i] = max(1, sectorsOf(int64(len(bodies[i]))))
+			wadSecs += secs[i]
+		}
+	}
 	var rawW float64
 	var nRaw int64
-	for _, s := range slots {
-		if s.kind == slotRaw {
+	for i, s := range slots {
+		if s.kind == slotRaw && bodies[i] == nil && !s.beyond {
 			rawW += s.weight
 			nRaw++
 		}
 	}
 	if g.small() {
 		for i, s := range slots {
-			if s.kind == slotRaw {
+			if s.kind == slotRaw && bodies[i] == nil && !s.beyond {
 				secs[i] = max(1, sectorsOf(s.smallBytes))
 			}
 		}
@@ -178,7 +199,7 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 		}
 		var used int64
 		for i, s := range slots {
-			if s.kind == slotRaw {
+			if s.kind == slotRaw && bodies[i] == nil && !s.beyond {
 				secs[i] = max(1, int64(float64(left-nRaw)*s.weight/rawW))
 				used += secs[i]
 			}
@@ -215,10 +236,13 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 	sentinel := 0
 	for i, s := range slots {
 		var fStart, fSize uint32
-		switch s.kind {
-		case slotUnused:
+		switch {
+		case s.beyond:
+			// written by fillBeyond once the files behind are placed
+			f.beyond = append(f.beyond, i)
+		case s.kind == slotUnused:
 			info.Unused++
-		case slotSentinel:
+		case s.kind == slotSentinel:
 			// points into the sectors of whatever follows the container
 			fStart = uint32(fileSectors + 3 + int64(sentinel)*29)
 			if pf.sectors {
@@ -236,6 +260,8 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 				byteSize = fileSize - off
 			} else if s.kind == slotWAD {
 				byteSize = int64(len(streams[i].data))
+			} else if bodies[i] != nil {
+				byteSize = int64(len(bodies[i]))
 			} else {
 				byteSize = n - int64(rng.IntN(sectorSize)) // still touches its last sector
 			}
@@ -249,11 +275,16 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 			if !pf.sectors {
 				shown = byteSize
 			}
-			e := treeEntry{name: entryName(pf.family, i, pf.entries()), off: off, n: shown}
-			if s.kind == slotWAD {
+			e := treeEntry{idx: i, name: entryName(pf.names, i, pf.entries()), off: off, n: shown}
+			switch {
+			case s.kind == slotWAD:
 				e.decoded = streams[i]
+				e.parts = streams[i].parts
 				f.content.put(off, streams[i].data)
-			} else {
+			case bodies[i] != nil:
+				f.content.put(off, bodies[i])
+				e.parts = toEnd(bodyParts[i], shown)
+			default:
 				rawContent(f.content, off, shown, inv.Path+"/"+e.name, i, s.style, g.rng(inv.Path, i, "raw"), g.small())
 			}
 			f.entries = append(f.entries, e)
@@ -266,10 +297,22 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 	return f, f.finishContainer(hdr, info)
 }
 
+// toEnd gives a part whose size is -1 ("to the end", as a list's last item
+// runs) the rest of a parent of n bytes.
+func toEnd(parts []treeEntry, n int64) []treeEntry {
+	for i := range parts {
+		if parts[i].n == -1 {
+			parts[i].n = n - parts[i].off
+		}
+	}
+	return parts
+}
+
 // startFamily describes a container whose table is a flat list of start sectors.
 type startFamily struct {
-	family     string // "SCENEn" (names scene00/00…) or "AUDIO"
+	family     string // "AUDIO"
 	headerSize int64
+	names      []string // documented slot names
 	// values lays out the list: for each entry, -1 unused (zero), -2 the
 	// sentinel, otherwise the ordinal of its distinct extent (non-decreasing).
 	values func(g *gen, rng *rand.Rand, maxDistinct int64) []int
@@ -333,7 +376,7 @@ func (g *gen) buildStartList(sf *startFamily, inv invFile) (*genFile, error) {
 	f := &genFile{path: inv.Path, retailLBA: inv.LBA, content: &sparseFile{size: fileSize}}
 	hdr := make([]byte, sf.headerSize)
 	binary.LittleEndian.PutUint32(hdr[0:], uint32(sf.headerSize))
-	info := &ContainerInfo{Path: inv.Path, Family: strings.TrimSuffix(sf.family, "n"), HeaderSize: sf.headerSize, Entries: sf.entries(), Reading: readingStartList}
+	info := &ContainerInfo{Path: inv.Path, Family: sf.family, HeaderSize: sf.headerSize, Entries: sf.entries(), Reading: readingStartList}
 	extentLen := func(d int) int64 {
 		if d == distinct-1 {
 			return fileSize - starts[d]*sectorSize
@@ -354,7 +397,7 @@ func (g *gen) buildStartList(sf *startFamily, inv invFile) (*genFile, error) {
 			info.Sentinels++
 		default:
 			word = uint32(starts[v])
-			f.entries = append(f.entries, treeEntry{name: entryName(sf.family, i, sf.entries()), off: starts[v] * sectorSize, n: extentLen(v)})
+			f.entries = append(f.entries, treeEntry{name: entryName(sf.names, i, sf.entries()), off: starts[v] * sectorSize, n: extentLen(v)})
 		}
 		binary.LittleEndian.PutUint32(hdr[8+4*i:], word)
 	}
