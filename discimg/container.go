@@ -78,7 +78,7 @@ type Container struct {
 	// Preferred says why a tiling pair reading was taken over a start list
 	// that covers more ("" when coverage alone decided).
 	Preferred string
-	Beyond     int    // extents shown past the container's file
+	Beyond    int // extents shown past the container's file
 }
 
 // ErrNotContainer: the file's first word is no known header size (MPEG1.WAD,

@@ -26,6 +26,9 @@ const (
 	Dir     Kind = iota // an ISO directory, a container, a SCENE group
 	Raw                 // bytes straight from the image
 	Decoded             // the decoded output of a WAD stream
+	// Nested: bytes of a range of a decoded file (a part inside a decoded
+	// stream), read through that file's index and cache.
+	Nested
 )
 
 func (k Kind) String() string {
@@ -36,6 +39,8 @@ func (k Kind) String() string {
 		return "raw"
 	case Decoded:
 		return "decoded"
+	case Nested:
+		return "nested"
 	}
 	return "unknown"
 }
@@ -65,6 +70,25 @@ type Node struct {
 	cont     *discimg.Container // container directories
 	tableErr error              // a G/*.WAD that stayed a plain file: why
 	extent   *discimg.Extent    // files and groups inside a container
+	toc      string             // container directories: what RC2.HDR says of them
+
+	// Parts (SPEC "Parts of a file"). layout is what the node's content
+	// holds (decoded content for a decoded file); a NAME.d/ directory keeps
+	// the table it shows (parts) and the file it is of (partsOf).
+	layout   discimg.PartLayout
+	parts    *discimg.Parts
+	partsOf  *Node
+	partsErr error // a part table that could not be read: why
+	// within is the decoded file whose content holds this node's bytes
+	// (Nested files, and streams inside decoded content), at woff; nil: the
+	// image holds them.
+	within *Node
+	woff   int64
+	// expected is the decoded size another table records (core_data's, at
+	// core_index+0x8c), -1 when none; warn says how the stream disagrees.
+	expected int64
+	warn     error
+	inFile   string // an extent past its container: the file its bytes lie in
 
 	// Decoded files.
 	hdr      codec.Header
@@ -108,7 +132,7 @@ func (n *Node) IsDir() bool { return n.Kind == Dir }
 // format reports the length that decodes cleanly). Directories: 0.
 func (n *Node) Size() int64 {
 	switch n.Kind {
-	case Raw:
+	case Raw, Nested:
 		return n.size
 	case Decoded:
 		n.scan()
@@ -123,6 +147,11 @@ func (n *Node) Err() error {
 	switch n.Kind {
 	case Raw:
 		return n.staticErr
+	case Nested:
+		if n.staticErr != nil {
+			return n.staticErr
+		}
+		return n.within.Err()
 	case Decoded:
 		if n.staticErr != nil {
 			return n.staticErr
@@ -165,4 +194,6 @@ type Tree struct {
 	opt     Options
 	indexes *indexLRU
 	nodes   int
+	toc     *discimg.TOC
+	tocNode *Node
 }

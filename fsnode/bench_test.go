@@ -25,7 +25,7 @@ func BenchmarkDecoded(b *testing.B) {
 		b.Fatal(err)
 	}
 	tree, _ := openDisc(b, d.Path, -1, Options{CacheSize: 64 << 20})
-	n := mustLookup(b, tree, "G/MISC.WAD/irx")
+	n := mustLookup(b, tree, "G/MISC.WAD/frontend")
 	r, err := n.Open()
 	if err != nil {
 		b.Fatal(err)
@@ -39,7 +39,7 @@ func BenchmarkDecoded(b *testing.B) {
 		}
 	}
 	b.Run("codec-decode-whole", func(b *testing.B) { // the codec alone, for comparison
-		stream := d.Files["G/MISC.WAD/irx.wad"]
+		stream := d.Files["G/MISC.WAD/frontend.wad"]
 		b.SetBytes(size)
 		for i := 0; i < b.N; i++ {
 			if _, err := codec.Decode(stream, codec.Options{}); err != nil {
@@ -66,7 +66,7 @@ func BenchmarkDecoded(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StartTimer()
-			fn := mustLookup(b, fresh, "G/MISC.WAD/irx")
+			fn := mustLookup(b, fresh, "G/MISC.WAD/frontend")
 			if fn.Size() != size {
 				b.Fatalf("size %d", fn.Size())
 			}

@@ -60,8 +60,25 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	root := &Node{Kind: Dir, tree: t, entry: img.Root}
 	t.Root = root
 	b.iso(root, img.Root, 0)
+	b.readTOC()
 	b.containers()
-	b.detectStreams()
+	// Streams and parts, one depth at a time: a leaf that begins with a WAD
+	// stream becomes NAME (decoded) and NAME.wad; a leaf whose content is a
+	// list of parts gets NAME.d/ whose parts are leaves of the next depth.
+	for depth := 0; len(b.leaves) > 0; depth++ {
+		leaves := b.leaves
+		b.leaves = nil
+		b.detectStreams(leaves)
+		b.detectNested(leaves)
+		if depth >= maxPartDepth {
+			continue
+		}
+		for _, l := range leaves {
+			if l.layout != "" {
+				b.expand(l, depth)
+			}
+		}
+	}
 	b.finish(root)
 	t.assignInos()
 	return t, nil
@@ -70,11 +87,22 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 type builder struct {
 	t       *Tree
 	pending []*pendingContainer
-	leaves  []*Node // extents to probe for a WAD stream
+	leaves  []*Node // extents and parts to probe for a WAD stream
+	parts   int     // part nodes made, bounded by maxPartNodes
+	toc     *discimg.TOC
 }
 
+// maxPartDepth bounds NAME.d/ nesting and maxPartNodes the part nodes of a
+// tree, whatever the tables say (the retail layout has depth 2 and a few
+// thousand parts).
+const (
+	maxPartDepth = 8
+	maxPartNodes = 1 << 20
+)
+
 type pendingContainer struct {
-	n *Node // the plain file node, turned into a directory when the table reads
+	n   *Node          // the plain file node, turned into a directory when the table reads
+	dir *discimg.Entry // the directory it is listed in (for the run behind it)
 }
 
 func (t *Tree) logf(format string, args ...any) {
@@ -110,7 +138,7 @@ func (b *builder) iso(dir *Node, e *discimg.Entry, depth int) {
 		if dir.Parent != nil && dir.Parent.Parent == nil && strings.EqualFold(dir.Name, "G") &&
 			len(c.Name) > 4 && strings.EqualFold(c.Name[len(c.Name)-4:], ".WAD") &&
 			(c.Err == nil || errors.Is(n.staticErr, ErrShortImage)) {
-			b.pending = append(b.pending, &pendingContainer{n: n})
+			b.pending = append(b.pending, &pendingContainer{n: n, dir: e})
 		}
 	}
 }
@@ -152,8 +180,9 @@ func (b *builder) containers() {
 					results[i].err = n.staticErr
 					continue
 				}
-				r := &imageRange{r: b.t.Image.R, imgSize: b.t.Image.Size, base: n.off, size: n.size, path: n.Entry().Path}
-				results[i].c, results[i].err = discimg.ReadContainer(n.Name, r, n.size)
+				limit := b.t.Image.RunLimit(n.Entry(), b.pending[i].dir)
+				r := &imageRange{r: b.t.Image.R, imgSize: b.t.Image.Size, base: n.off, size: max(limit, n.size), path: n.Entry().Path}
+				results[i].c, results[i].err = discimg.ReadContainerIn(n.Name, r, n.size, limit)
 			}
 		}()
 	}
@@ -184,10 +213,14 @@ func (b *builder) containers() {
 		}
 		n.Kind = Dir
 		n.cont = c
+		if b.toc != nil {
+			n.toc = b.toc.Check(n.Name, n.entry.LBA, n.size, c.Header)
+		}
+		limit := b.t.Image.RunLimit(n.Entry(), pc.dir)
 		groups := map[string]*Node{}
 		for i := range c.Extents {
 			x := &c.Extents[i]
-			if x.Size < 0 || x.Offset < 0 || x.Offset+x.Size > n.size {
+			if x.Size < 0 || x.Offset < 0 || x.Offset+x.Size > max(n.size, limit) {
 				b.t.logf("%s: extent %d (%q) outside the container, left out", n.Entry().Path, x.Index, x.Name)
 				continue
 			}
@@ -204,7 +237,10 @@ func (b *builder) containers() {
 				parent = g
 			}
 			leaf := &Node{Name: parts[len(parts)-1], Kind: Raw, Parent: parent, tree: b.t, extent: x,
-				hasRange: true, off: n.off + x.Offset, size: x.Size}
+				hasRange: true, off: n.off + x.Offset, size: x.Size, layout: x.Layout, expected: -1}
+			if x.Beyond {
+				leaf.inFile = b.fileAt(n.off + x.Offset)
+			}
 			leaf.staticErr = b.rangeErr(leaf, nil)
 			parent.Children = append(parent.Children, leaf)
 			b.leaves = append(b.leaves, leaf)
@@ -225,15 +261,15 @@ const probeSpan = 256 << 10
 // detectStreams reads the first 16 bytes of every extent (merging nearby ones
 // into one read, in parallel) and splits each WAD stream into NAME (decoded)
 // and NAME.wad (raw).
-func (b *builder) detectStreams() {
+func (b *builder) detectStreams(leaves []*Node) {
 	type probe struct {
 		leaf   *Node
 		prefix [codec.HeaderSize]byte
 		ok     bool
 	}
 	var probes []*probe
-	for _, l := range b.leaves {
-		if l.size >= codec.HeaderSize && l.off+codec.HeaderSize <= b.t.Image.Size {
+	for _, l := range leaves {
+		if l.Kind == Raw && l.size >= codec.HeaderSize && l.off+codec.HeaderSize <= b.t.Image.Size {
 			probes = append(probes, &probe{leaf: l})
 		}
 	}
@@ -309,7 +345,7 @@ func (b *builder) detectStreams() {
 		}
 		l := p.leaf
 		raw := &Node{Name: l.Name + ".wad", Kind: Raw, Parent: l.Parent, tree: b.t, extent: l.extent,
-			hasRange: true, off: l.off, size: l.size, staticErr: l.staticErr}
+			hasRange: true, off: l.off, size: l.size, staticErr: l.staticErr, inFile: l.inFile, expected: -1}
 		l.Kind = Decoded
 		l.hdr = h
 		if l.staticErr != nil && l.off+h.Size <= img.Size {

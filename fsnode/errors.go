@@ -34,11 +34,17 @@ func (e *ShortImageError) Unwrap() error { return ErrShortImage }
 // *ShortImageError).
 type StreamError struct {
 	Path        string
-	ImageOffset int64
-	Err         error
+	ImageOffset int64 // the stream's image offset, or its offset in Within
+	// Within names the decoded file whose content holds the stream ("" when
+	// the image holds it).
+	Within string
+	Err    error
 }
 
 func (e *StreamError) Error() string {
+	if e.Within != "" {
+		return fmt.Sprintf("%s: WAD stream at offset %#x of decoded %s: %v", e.Path, e.ImageOffset, e.Within, e.Err)
+	}
 	return fmt.Sprintf("%s: WAD stream at image offset %#x: %v", e.Path, e.ImageOffset, e.Err)
 }
 

@@ -109,20 +109,20 @@ func TestTreeShape(t *testing.T) {
 		t.Errorf("walk starts at %q, root ino %d", paths[0], tree.Root.Ino)
 	}
 	for p, k := range map[string]Kind{
-		"G/MISC.WAD": Dir, "G/MPEG1.WAD": Raw, "G/BROKEN.WAD": Raw, "G/MISC.WAD/irx": Decoded,
-		"G/MISC.WAD/irx.wad": Raw, "G/MISC.WAD/frontbin": Decoded, "G/MISC.WAD/debug_font": Raw,
+		"G/MISC.WAD": Dir, "G/MPEG1.WAD": Raw, "G/BROKEN.WAD": Raw, "G/MISC.WAD/frontend": Decoded,
+		"G/MISC.WAD/frontend.wad": Raw, "G/MISC.WAD/frontbin": Decoded, "G/MISC.WAD/debug_font": Raw,
 	} {
 		if kinds[p] != k {
 			t.Errorf("%s: kind %v, want %v", p, kinds[p], k)
 		}
 	}
-	for _, p := range []string{"G/MISC.WAD/irx", "/G/MISC.WAD/irx", "G/MISC.WAD/irx/", "./G/./MISC.WAD/irx"} {
+	for _, p := range []string{"G/MISC.WAD/frontend", "/G/MISC.WAD/frontend", "G/MISC.WAD/frontend/", "./G/./MISC.WAD/frontend"} {
 		n, err := tree.Lookup(p)
-		if err != nil || n.Path() != "G/MISC.WAD/irx" {
+		if err != nil || n.Path() != "G/MISC.WAD/frontend" {
 			t.Errorf("Lookup(%q) = %v, %v", p, n, err)
 		}
 	}
-	for _, p := range []string{"G/NOPE", "SYSTEM.CNF/x", "G/MISC.WAD/irx/x", ".."} {
+	for _, p := range []string{"G/NOPE", "SYSTEM.CNF/x", "G/MISC.WAD/frontend/x", ".."} {
 		if _, err := tree.Lookup(p); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Lookup(%q): err %v, want ErrNotExist", p, err)
 		}
@@ -156,7 +156,7 @@ func TestFilesReadExactly(t *testing.T) {
 func TestDecodedRandomAndConcurrent(t *testing.T) {
 	d := writeDisc(t)
 	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 1 << 20})
-	n, err := tree.Lookup("G/MISC.WAD/irx")
+	n, err := tree.Lookup("G/MISC.WAD/frontend")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,16 +255,17 @@ func TestXattrs(t *testing.T) {
 	tree, _ := openDisc(t, d.Path, -1, Options{})
 	misc, _ := tree.Lookup("G/MISC.WAD")
 	miscOff, _, _ := misc.ImageRange()
-	irx, _ := tree.Lookup("G/MISC.WAD/irx")
+	irx, _ := tree.Lookup("G/MISC.WAD/frontend")
 	irxOff, irxLen, _ := irx.ImageRange()
-	if irxOff != miscOff+3*2048 {
-		t.Errorf("irx at image offset %d, want the MISC.WAD offset %d + 3 sectors", irxOff, miscOff)
+	// debug_font (2 sectors), save_game, frontbin and frontbin_net (1 each)
+	if irxOff != miscOff+6*2048 {
+		t.Errorf("frontend at image offset %d, want the MISC.WAD offset %d + 6 sectors", irxOff, miscOff)
 	}
 	want := map[string]map[string]string{
-		"G/MISC.WAD": {"family": "MISC", "table": "pairs-bytes", "skipped": fmt.Sprint(d.MiscSkipped)},
-		"G/MISC.WAD/irx": {"offset": fmt.Sprint(irxOff), "lba": fmt.Sprint(irxOff / 2048), "disc_size": fmt.Sprint(irxLen),
-			"wad_tag": "irx", "compressed_size": fmt.Sprint(len(d.Files["G/MISC.WAD/irx.wad"]))},
-		"G/MISC.WAD/irx.wad": {"offset": fmt.Sprint(irxOff), "disc_size": fmt.Sprint(irxLen)},
+		"G/MISC.WAD": {"family": "MISC", "table": "pairs-sectors", "skipped": fmt.Sprint(d.MiscSkipped)},
+		"G/MISC.WAD/frontend": {"offset": fmt.Sprint(irxOff), "lba": fmt.Sprint(irxOff / 2048), "disc_size": fmt.Sprint(irxLen),
+			"wad_tag": "frontend", "compressed_size": fmt.Sprint(tree.Root.Child("G").Child("MISC.WAD").Child("frontend").StreamHeader().Size)},
+		"G/MISC.WAD/frontend.wad": {"offset": fmt.Sprint(irxOff), "disc_size": fmt.Sprint(irxLen)},
 		"SYSTEM.CNF":         {"disc_size": fmt.Sprint(len(d.Files["SYSTEM.CNF"]))},
 	}
 	for p, attrs := range want {
@@ -342,7 +343,7 @@ func TestTruncatedImage(t *testing.T) {
 	if got := readAll(t, mustLookup(t, tree, "SYSTEM.CNF")); !bytes.Equal(got, d.Files["SYSTEM.CNF"]) {
 		t.Error("SYSTEM.CNF changed")
 	}
-	if got := readAll(t, mustLookup(t, tree, "G/MISC.WAD/irx")); !bytes.Equal(got, d.Sample) {
+	if got := readAll(t, mustLookup(t, tree, "G/MISC.WAD/frontend")); !bytes.Equal(got, d.Sample) {
 		t.Error("irx changed")
 	}
 	n := mustLookup(t, tree, "ZTAIL.DUP")
@@ -383,7 +384,7 @@ func TestTruncatedImage(t *testing.T) {
 func TestMaxDecoded(t *testing.T) {
 	d := writeDisc(t)
 	tree, _ := openDisc(t, d.Path, -1, Options{MaxDecoded: 100000})
-	n := mustLookup(t, tree, "G/MISC.WAD/irx")
+	n := mustLookup(t, tree, "G/MISC.WAD/frontend")
 	_, err := n.Open()
 	var ce *codec.CorruptError
 	if !errors.As(err, &ce) || ce.Rule != codec.RuleOutputLimit {
@@ -400,7 +401,7 @@ func TestMaxDecoded(t *testing.T) {
 func TestIndexLRUEvicts(t *testing.T) {
 	d := writeDisc(t)
 	tree, _ := openDisc(t, d.Path, -1, Options{})
-	irx := mustLookup(t, tree, "G/MISC.WAD/irx")
+	irx := mustLookup(t, tree, "G/MISC.WAD/frontend")
 	tiny := mustLookup(t, tree, "G/MISC.WAD/frontbin_net")
 	readAll(t, irx)
 	readAll(t, tiny)
@@ -448,7 +449,7 @@ func TestHostileNames(t *testing.T) {
 			t.Errorf("%s still listed after its record was renamed", p)
 		}
 	}
-	if got := readAll(t, mustLookup(t, tree, "G/MISC.WAD/irx")); !bytes.Equal(got, d.Sample) {
+	if got := readAll(t, mustLookup(t, tree, "G/MISC.WAD/frontend")); !bytes.Equal(got, d.Sample) {
 		t.Error("irx differs in the hostile image")
 	}
 	_ = logs
@@ -468,8 +469,8 @@ func TestSafeName(t *testing.T) {
 func TestTruncatedInsideContainer(t *testing.T) {
 	d := writeDisc(t)
 	whole, _ := openDisc(t, d.Path, -1, Options{})
-	saveOff, _, _ := mustLookup(t, whole, "G/MISC.WAD/save_game").ImageRange()
-	if err := os.Truncate(d.Path, saveOff+10); err != nil {
+	cutOff, _, _ := mustLookup(t, whole, "G/MISC.WAD/frontend").ImageRange()
+	if err := os.Truncate(d.Path, cutOff+10); err != nil {
 		t.Fatal(err)
 	}
 	tree, _ := openDisc(t, d.Path, -1, Options{})
@@ -480,12 +481,12 @@ func TestTruncatedInsideContainer(t *testing.T) {
 	if v, ok := misc.Xattr("user.gcfs.error"); !ok || !strings.Contains(v, "image") {
 		t.Errorf("MISC.WAD: user.gcfs.error %q, %v", v, ok)
 	}
-	for _, p := range []string{"G/MISC.WAD/debug_font", "G/MISC.WAD/irx", "G/MISC.WAD/irx.wad"} {
+	for _, p := range []string{"G/MISC.WAD/debug_font", "G/MISC.WAD/save_game", "G/MISC.WAD/frontbin_net", "G/MISC.WAD/frontbin_net.wad"} {
 		if got := readAll(t, mustLookup(t, tree, p)); !bytes.Equal(got, d.Files[p]) {
 			t.Errorf("%s differs", p)
 		}
 	}
-	for _, p := range []string{"G/MISC.WAD/save_game", "G/MISC.WAD/exit", "ZTAIL.DUP"} {
+	for _, p := range []string{"G/MISC.WAD/exit", "ZTAIL.DUP"} {
 		n := mustLookup(t, tree, p)
 		if !errors.Is(n.Err(), ErrShortImage) {
 			t.Errorf("%s: Err %v, want ErrShortImage", p, n.Err())
@@ -496,8 +497,8 @@ func TestTruncatedInsideContainer(t *testing.T) {
 		}
 	}
 	// A stream past the end is found by its header probe failing: it stays raw.
-	if n, err := tree.Lookup("G/MISC.WAD/frontbin_net"); err != nil || n.Kind != Raw || n.Err() == nil {
-		t.Errorf("frontbin_net past the end: %v, %v", n, err)
+	if n, err := tree.Lookup("G/MISC.WAD/frontend"); err != nil || n.Kind != Raw || n.Err() == nil {
+		t.Errorf("frontend past the end: %v, %v", n, err)
 	}
 }
 
@@ -582,7 +583,7 @@ func TestOddNames(t *testing.T) {
 func TestDecodedSlices(t *testing.T) {
 	d := writeDisc(t)
 	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 1 << 20})
-	r, err := mustLookup(t, tree, "G/MISC.WAD/irx").Open()
+	r, err := mustLookup(t, tree, "G/MISC.WAD/frontend").Open()
 	if err != nil {
 		t.Fatal(err)
 	}

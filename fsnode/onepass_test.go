@@ -35,8 +35,8 @@ func TestDecodedOnePass(t *testing.T) {
 	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20})
 	ci := &countingImage{r: tree.Image.R}
 	tree.Image.R = ci
-	n := mustLookup(t, tree, "G/MISC.WAD/irx")
-	stream := int64(len(d.Files["G/MISC.WAD/irx.wad"]))
+	n := mustLookup(t, tree, "G/MISC.WAD/frontend")
+	stream := int64(len(d.Files["G/MISC.WAD/frontend.wad"]))
 	if ci.n.Load() != 0 {
 		t.Fatalf("lookup read %d bytes", ci.n.Load())
 	}

@@ -62,7 +62,7 @@ func (n *Node) prefetchSiblings() {
 func (dir *Node) streamSpans() []span {
 	var spans []span
 	for _, c := range dir.Children {
-		if c.Kind != Decoded || c.staticErr != nil {
+		if c.Kind != Decoded || c.staticErr != nil || c.within != nil {
 			continue
 		}
 		s := c.streamRange()

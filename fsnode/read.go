@@ -88,15 +88,44 @@ func (n *Node) logShort(err error) {
 	}
 }
 
-// streamRange is the stream's bytes: the extent clipped to the declared size
-// (decoding never reads past it, so sector padding missing from a short image
-// does not matter).
+// streamRange is the stream's bytes in the image: the extent clipped to the
+// declared size (decoding never reads past it, so sector padding missing from
+// a short image does not matter). For a stream inside decoded content see
+// streamInput.
 func (n *Node) streamRange() *imageRange {
+	size := n.streamLen()
+	return &imageRange{r: n.tree.Image.R, imgSize: n.tree.Image.Size, base: n.off, size: size, path: n.path}
+}
+
+func (n *Node) streamLen() int64 {
 	size := n.size
 	if n.hdr.Size > 0 && n.hdr.Size < size {
 		size = n.hdr.Size
 	}
-	return &imageRange{r: n.tree.Image.R, imgSize: n.tree.Image.Size, base: n.off, size: size, path: n.path}
+	return size
+}
+
+// streamInput is what a decoded file decodes: its stream in the image, or a
+// range of the decoded file whose content holds it.
+func (n *Node) streamInput() (Reader, error) {
+	if n.within == nil {
+		return n.streamRange(), nil
+	}
+	r, err := n.within.Open()
+	if err != nil {
+		return nil, err
+	}
+	return &sliceReader{r: r, off: n.woff, size: n.streamLen(), n: n}, nil
+}
+
+// streamOffset is where the stream lies, for messages: its image offset, or
+// its offset in the decoded file that holds it.
+func (n *Node) streamErr(err error) *StreamError {
+	se := &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
+	if n.within != nil {
+		se.Within, se.ImageOffset = n.within.path, n.woff
+	}
+	return se
 }
 
 func (n *Node) codecOptions() codec.Options {
@@ -111,22 +140,35 @@ func (n *Node) codecOptions() codec.Options {
 func (n *Node) scan() { n.scanOnce.Do(n.doScan) }
 
 func (n *Node) doScan() {
-	n.prefetchSiblings()
-	src := n.streamRange()
-	ix, err := codec.NewIndex(src, src.size, n.codecOptions())
+	if n.within == nil {
+		n.prefetchSiblings()
+	}
+	defer func() {
+		if n.expected >= 0 && n.decErr == nil && n.decSize != n.expected {
+			n.warn = expectedErr(n.decSize, n.expected)
+			n.tree.logf("%s: %v", n.logPath(), n.warn)
+		}
+	}()
+	src, err := n.streamInput()
+	if err != nil {
+		n.decErr = n.streamErr(err)
+		n.tree.logf("%v", n.decErr)
+		return
+	}
+	ix, err := codec.NewIndex(src, src.Size(), n.codecOptions())
 	if err == nil {
 		n.decSize = ix.Size()
 		n.tree.indexes.put(n, ix)
 		return
 	}
-	st, err := codec.Scan(src, src.size, n.codecOptions())
+	st, err := codec.Scan(src, src.Size(), n.codecOptions())
 	n.decSize = max(st.DecodedSize, 0)
 	if err == nil {
 		// NewIndex failed where Scan passes: an I/O error that went away,
 		// or a disagreement. Either way the file cannot be trusted whole.
 		err = fmt.Errorf("index failed where the size scan passed")
 	}
-	n.decErr = &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
+	n.decErr = n.streamErr(err)
 	n.tree.logf("%v", n.decErr)
 }
 
@@ -137,6 +179,15 @@ func (n *Node) Open() (Reader, error) {
 	switch n.Kind {
 	case Raw:
 		return &rawReader{imageRange: imageRange{r: n.tree.Image.R, imgSize: n.tree.Image.Size, base: n.off, size: n.size, path: n.path}, n: n}, nil
+	case Nested:
+		if n.staticErr != nil {
+			return nil, n.staticErr
+		}
+		r, err := n.within.Open()
+		if err != nil {
+			return nil, err
+		}
+		return &sliceReader{r: r, off: n.woff, size: n.size, n: n}, nil
 	case Decoded:
 		if n.staticErr != nil {
 			return nil, n.staticErr
@@ -149,7 +200,15 @@ func (n *Node) Open() (Reader, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &decodedReader{n: n, ix: ix, src: n.streamRange(), cache: n.tree.Cache}, nil
+		src, err := n.streamInput()
+		if err != nil {
+			return nil, n.streamErr(err)
+		}
+		c := n.tree.Cache
+		if n.Ino == 0 {
+			c = nil // during the build: no inode number to key blocks by yet
+		}
+		return &decodedReader{n: n, ix: ix, src: src, cache: c}, nil
 	}
 	return nil, fmt.Errorf("%s: is a directory", n.path)
 }
@@ -166,15 +225,17 @@ func (n *Node) index() (*codec.Index, error) {
 	if ix := n.tree.indexes.get(n); ix != nil {
 		return ix, nil
 	}
-	src := n.streamRange()
-	ix, err := codec.NewIndex(src, src.size, n.codecOptions())
+	src, err := n.streamInput()
 	if err != nil {
-		return nil, &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
+		return nil, n.streamErr(err)
+	}
+	ix, err := codec.NewIndex(src, src.Size(), n.codecOptions())
+	if err != nil {
+		return nil, n.streamErr(err)
 	}
 	if ix.Size() != n.decSize {
 		// The scan and the index disagree: trust neither silently.
-		return nil, &StreamError{Path: n.path, ImageOffset: n.off,
-			Err: fmt.Errorf("index says %d decoded bytes, size scan %d", ix.Size(), n.decSize)}
+		return nil, n.streamErr(fmt.Errorf("index says %d decoded bytes, size scan %d", ix.Size(), n.decSize))
 	}
 	n.tree.indexes.put(n, ix)
 	return ix, nil
@@ -185,7 +246,7 @@ func (n *Node) index() (*codec.Index, error) {
 type decodedReader struct {
 	n     *Node
 	ix    *codec.Index
-	src   *imageRange
+	src   io.ReaderAt
 	cache *cache.Cache
 }
 
@@ -235,13 +296,12 @@ func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
 		boff, bn := dr.ix.Block(i)
 		b, err := dr.block(i)
 		if err != nil {
-			se := &StreamError{Path: dr.n.path, ImageOffset: dr.n.off, Err: err}
+			se := dr.n.streamErr(err)
 			dr.n.logShort(se) // once per file: a short image, or a stream the scan passed
 			return se
 		}
 		if len(b) != bn || off < boff || off-boff >= int64(len(b)) {
-			return &StreamError{Path: dr.n.path, ImageOffset: dr.n.off,
-				Err: fmt.Errorf("decoded block %d has %d bytes at output offset %d, index says %d at %d (read at %d)", i, len(b), boff, bn, boff, off)}
+			return dr.n.streamErr(fmt.Errorf("decoded block %d has %d bytes at output offset %d, index says %d at %d (read at %d)", i, len(b), boff, bn, boff, off))
 		}
 		b = b[off-boff:]
 		if len(b) > n {
@@ -252,4 +312,64 @@ func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
 		off += int64(len(b))
 	}
 	return nil
+}
+
+// sliceReader reads [off, off+size) of another file's reader: a part inside
+// decoded content, read through the decoded file's index and cache.
+type sliceReader struct {
+	r    Reader
+	off  int64
+	size int64
+	n    *Node
+}
+
+func (sr *sliceReader) Size() int64 { return sr.size }
+
+func (sr *sliceReader) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("%s: negative offset %d", sr.n.path, off)
+	}
+	if off >= sr.size {
+		return 0, io.EOF
+	}
+	want := p
+	if rem := sr.size - off; int64(len(want)) > rem {
+		want = want[:rem]
+	}
+	got, err := sr.r.ReadAt(want, sr.off+off)
+	if got == len(want) {
+		if len(want) < len(p) {
+			return got, io.EOF
+		}
+		return got, nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = fmt.Errorf("%s: the file that holds it ends at %d, before the part's byte %d", sr.n.path, sr.off+off+int64(got), sr.off+sr.size)
+	}
+	return got, err
+}
+
+// Slices is decodedReader.Slices for the range, when the file it reads is a
+// decoded one (no copy).
+func (sr *sliceReader) Slices(off int64, n int) ([][]byte, error) {
+	s, ok := sr.r.(interface {
+		Slices(off int64, n int) ([][]byte, error)
+	})
+	if !ok || off < 0 {
+		b := make([]byte, n)
+		got, err := sr.ReadAt(b, off)
+		return [][]byte{b[:got]}, err
+	}
+	if off >= sr.size {
+		return nil, io.EOF
+	}
+	atEnd := false
+	if rem := sr.size - off; int64(n) > rem {
+		n, atEnd = int(rem), true
+	}
+	vecs, err := s.Slices(sr.off+off, n)
+	if err == nil && atEnd {
+		err = io.EOF
+	}
+	return vecs, err
 }

@@ -23,11 +23,24 @@ func (n *Node) Xattrs() []Attr {
 		num("lba", n.off/discimg.SectorSize)
 		num("disc_size", n.size)
 	}
+	if n.within != nil {
+		num("parent_offset", n.woff)
+	}
+	if n.inFile != "" {
+		add("in_file", n.inFile)
+	}
+	if n.expected >= 0 {
+		num("expected_size", n.expected)
+	}
 	switch n.Kind {
 	case Decoded:
 		add("wad_tag", n.hdr.Tag)
 		num("compressed_size", n.hdr.Size)
 	case Dir:
+		if p := n.parts; p != nil {
+			add("table", string(p.Layout))
+			num("skipped", int64(len(p.Skipped)))
+		}
 		if c := n.cont; c != nil {
 			if c.Level != nil {
 				num("level_id", int64(c.Level.ID))
@@ -41,11 +54,16 @@ func (n *Node) Xattrs() []Attr {
 			add("family", c.Family)
 			add("table", string(c.Reading))
 			num("skipped", int64(c.Skipped))
+			if n.toc != "" {
+				add("toc", n.toc)
+			}
 		}
 	}
 	if n.Kind != Dir {
 		if err := n.Err(); err != nil {
 			add("error", oneLine(err.Error()))
+		} else if w := n.Warning(); w != nil {
+			add("error", oneLine(w.Error()))
 		}
 	} else if err := n.dirErr(); err != nil {
 		add("error", oneLine(err.Error()))

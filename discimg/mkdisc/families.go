@@ -34,7 +34,7 @@ var (
 	familyARMOR = &pairFamily{family: "ARMOR", headerSize: 0xf8, sectors: true, names: armorSlotNames, slots: func(g *gen, rng *rand.Rand) []slot {
 		s := make([]slot, 30)
 		for i := range s {
-			if i%2 == 1 && i != 29 {
+			if i%2 == 1 {
 				s[i] = bodySlot(matlist) // a textures extent: a matlist of PIF textures
 				continue
 			}

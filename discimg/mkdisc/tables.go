@@ -138,8 +138,8 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 			wsum += s.weight
 		}
 	}
-	if lastUsed < 0 || slots[lastUsed].kind != slotRaw || slots[lastUsed].body != nil {
-		return nil, fmt.Errorf("mkdisc: %s: the last used entry must be raw, without a body", inv.Path)
+	if lastUsed < 0 || slots[lastUsed].kind != slotRaw {
+		return nil, fmt.Errorf("mkdisc: %s: the last used entry must be raw", inv.Path)
 	}
 	hdrSectors := sectorsOf(pf.headerSize)
 	retailN := sectorsOf(inv.Size) - hdrSectors // data sectors in retail
@@ -215,6 +215,10 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 	}
 	fileSize := inv.Size
 	if g.small() {
+		if b := bodies[lastUsed]; b != nil && secs[lastUsed]*sectorSize-overrun < int64(len(b)) {
+			secs[lastUsed]++ // the clamped last extent must still hold its body
+			total++
+		}
 		fileSize = (hdrSectors+total)*sectorSize - overrun
 		// the clamped last extent must keep at least one byte
 		if overrun >= secs[lastUsed]*sectorSize {

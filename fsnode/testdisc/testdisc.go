@@ -32,7 +32,7 @@ type Disc struct {
 	Corrupt map[string]int64
 	// Dirs: every directory of the tree, by path ("" is the root).
 	Dirs []string
-	// Sample is the decoded content of G/MISC.WAD/irx.
+	// Sample is the decoded content of G/MISC.WAD/frontend.
 	Sample []byte
 	// MiscSkipped is the number of MISC table entries left out (unused slots).
 	MiscSkipped int
@@ -62,11 +62,13 @@ func pad(b []byte) []byte {
 	return b
 }
 
-// misc builds a MISC.WAD (0x40 header: 7 pairs {sector, bytes}) and the tree
+// misc builds a MISC.WAD (0x40 header: 7 pairs {sector, sectors}) and the tree
 // files it shows.
 func misc(sample []byte) (wad []byte, files map[string][]byte, corrupt map[string]int64, skipped int) {
 	debugFont := bytes.Repeat([]byte("FONT"), 750) // 3000 bytes
-	irx := codec.Encode(sample, codec.EncodeOptions{Tag: "irx"})
+	// The big encoded stream sits in frontend: irx's content would be read
+	// as an IRX bundle (MISC's documented irx.d/), which a sample is not.
+	frontend := codec.Encode(sample, codec.EncodeOptions{Tag: "frontend"})
 	saveGame := []byte("save game block\n")
 	frontbin := stream("frontbin", badPackets)
 	frontbinNet := stream("frontnet", tinyPackets)
@@ -75,8 +77,8 @@ func misc(sample []byte) (wad []byte, files map[string][]byte, corrupt map[strin
 		name string
 		data []byte
 	}{
-		{"debug_font", debugFont}, {"irx", irx}, {"save_game", saveGame},
-		{"frontbin", frontbin}, {"frontbin_net", frontbinNet}, {"frontend", nil}, {"exit", exit},
+		{"debug_font", debugFont}, {"irx", nil}, {"save_game", saveGame},
+		{"frontbin", frontbin}, {"frontbin_net", frontbinNet}, {"frontend", frontend}, {"exit", exit},
 	}
 	wad = make([]byte, sector) // header sector
 	binary.LittleEndian.PutUint32(wad[0:], 0x40)
@@ -89,25 +91,26 @@ func misc(sample []byte) (wad []byte, files map[string][]byte, corrupt map[strin
 		}
 		sec := len(wad) / sector
 		binary.LittleEndian.PutUint32(wad[8+8*i:], uint32(sec))
-		binary.LittleEndian.PutUint32(wad[12+8*i:], uint32(len(p.data)))
+		// sizes in sectors, as Wrench types MISC (its documented form)
+		binary.LittleEndian.PutUint32(wad[12+8*i:], uint32((len(p.data)+sector-1)/sector))
 		wad = pad(append(wad, p.data...))
 	}
 	base := "G/MISC.WAD/"
-	files[base+"debug_font"] = debugFont
-	files[base+"irx"] = sample
-	files[base+"irx.wad"] = irx
-	files[base+"save_game"] = saveGame
-	files[base+"frontbin.wad"] = frontbin
+	files[base+"debug_font"] = pad(debugFont)
+	files[base+"frontend"] = sample
+	files[base+"frontend.wad"] = pad(frontend)
+	files[base+"save_game"] = pad(saveGame)
+	files[base+"frontbin.wad"] = pad(frontbin)
 	corrupt[base+"frontbin"] = 4 // "abcd" decodes before the second literal
 	files[base+"frontbin_net"] = tinyOutput
-	files[base+"frontbin_net.wad"] = frontbinNet
-	files[base+"exit"] = exit
+	files[base+"frontbin_net.wad"] = pad(frontbinNet)
+	files[base+"exit"] = pad(exit)
 	return wad, files, corrupt, skipped
 }
 
 // Options vary the image.
 type Options struct {
-	SampleSize int   // decoded size of irx (default 300,000)
+	SampleSize int   // decoded size of frontend (default 300,000)
 	Seed       int64 // sample content
 }
 
