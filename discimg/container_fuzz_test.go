@@ -1,6 +1,9 @@
 package discimg
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"testing"
 )
@@ -77,5 +80,54 @@ func FuzzReadContainer(f *testing.F) {
 				}
 			}
 		}
+	})
+}
+
+// FuzzReadParts: any part table either fails with a PartsError or yields
+// parts inside the file after the table, never a panic or an allocation
+// sized by an unchecked count.
+func FuzzReadParts(f *testing.F) {
+	f.Add(0, []byte{0x58, 0, 0, 0, 0x10, 0, 0, 0})
+	f.Add(2, append([]byte{3, 0, 0, 0, 16, 0, 0, 0, 32, 0, 0, 0, 48, 0, 0, 0}, make([]byte, 64)...))
+	f.Add(3, []byte{8, 0, 0, 0, 0x20, 0, 0, 0})
+	layouts := []PartLayout{PartsDataLump, PartsIRX, PartsItemList, PartsChunk, "bogus"}
+	f.Fuzz(func(t *testing.T, which int, data []byte) {
+		if which < 0 {
+			which = -which
+		}
+		l := layouts[which%len(layouts)]
+		p, err := ReadParts(l, bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			var pe *PartsError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is no PartsError", err)
+			}
+			return
+		}
+		for _, x := range p.Parts {
+			if x.Offset < p.HeaderSize || x.Size <= 0 || x.Offset+x.Size > int64(len(data)) {
+				t.Fatalf("part %+v outside the file (%d bytes, table %d)", x, len(data), p.HeaderSize)
+			}
+		}
+		if len(p.Parts)+len(p.Skipped) > MaxParts {
+			t.Fatalf("%d parts", len(p.Parts)+len(p.Skipped))
+		}
+	})
+}
+
+// FuzzReadTOC: RC2.HDR of any bytes reads without panicking; every copy it
+// keeps has the header size its place says.
+func FuzzReadTOC(f *testing.F) {
+	f.Add(make([]byte, 0x5800+27*0x3800))
+	f.Add([]byte{0x28, 3, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		toc := ReadTOC(bytes.NewReader(data), int64(len(data)))
+		for _, h := range toc.Globals {
+			if h.Err == "" && (len(h.Header) < 8 || int64(binary.LittleEndian.Uint32(h.Header)) != int64(len(h.Header))) {
+				t.Fatalf("copy %s kept with header size %d", h.File, len(h.Header))
+			}
+		}
+		_ = toc.Check("MISC.WAD", 5, 1<<20, make([]byte, 0x40))
+		_ = toc.LevelTableProblems(1001)
 	})
 }

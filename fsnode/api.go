@@ -85,9 +85,10 @@ type Node struct {
 	within *Node
 	woff   int64
 	// expected is the decoded size another table records (core_data's, at
-	// core_index+0x8c), -1 when none; warn says how the stream disagrees.
-	expected int64
-	warn     error
+	// core_index+0x8c), when hasExpected; warn says how the stream disagrees.
+	expected    int64
+	hasExpected bool
+	warn        error
 	inFile   string // an extent past its container: the file its bytes lie in
 
 	// Decoded files.

@@ -237,7 +237,7 @@ func (b *builder) containers() {
 				parent = g
 			}
 			leaf := &Node{Name: parts[len(parts)-1], Kind: Raw, Parent: parent, tree: b.t, extent: x,
-				hasRange: true, off: n.off + x.Offset, size: x.Size, layout: x.Layout, expected: -1}
+				hasRange: true, off: n.off + x.Offset, size: x.Size, layout: x.Layout}
 			if x.Beyond {
 				leaf.inFile = b.fileAt(n.off + x.Offset)
 			}
@@ -345,7 +345,7 @@ func (b *builder) detectStreams(leaves []*Node) {
 		}
 		l := p.leaf
 		raw := &Node{Name: l.Name + ".wad", Kind: Raw, Parent: l.Parent, tree: b.t, extent: l.extent,
-			hasRange: true, off: l.off, size: l.size, staticErr: l.staticErr, inFile: l.inFile, expected: -1}
+			hasRange: true, off: l.off, size: l.size, staticErr: l.staticErr, inFile: l.inFile}
 		l.Kind = Decoded
 		l.hdr = h
 		if l.staticErr != nil && l.off+h.Size <= img.Size {

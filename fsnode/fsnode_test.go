@@ -266,7 +266,7 @@ func TestXattrs(t *testing.T) {
 		"G/MISC.WAD/frontend": {"offset": fmt.Sprint(irxOff), "lba": fmt.Sprint(irxOff / 2048), "disc_size": fmt.Sprint(irxLen),
 			"wad_tag": "frontend", "compressed_size": fmt.Sprint(tree.Root.Child("G").Child("MISC.WAD").Child("frontend").StreamHeader().Size)},
 		"G/MISC.WAD/frontend.wad": {"offset": fmt.Sprint(irxOff), "disc_size": fmt.Sprint(irxLen)},
-		"SYSTEM.CNF":         {"disc_size": fmt.Sprint(len(d.Files["SYSTEM.CNF"]))},
+		"SYSTEM.CNF":              {"disc_size": fmt.Sprint(len(d.Files["SYSTEM.CNF"]))},
 	}
 	for p, attrs := range want {
 		n, _ := tree.Lookup(p)

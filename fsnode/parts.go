@@ -88,7 +88,7 @@ func (b *builder) detectNested(leaves []*Node) {
 		if err != nil {
 			continue
 		}
-		raw := &Node{Name: l.Name + ".wad", Kind: Nested, Parent: l.Parent, tree: b.t, within: l.within, woff: l.woff, size: l.size, expected: -1}
+		raw := &Node{Name: l.Name + ".wad", Kind: Nested, Parent: l.Parent, tree: b.t, within: l.within, woff: l.woff, size: l.size}
 		l.Kind = Decoded
 		l.hdr = h
 		l.Parent.Children = append(l.Parent.Children, raw)
@@ -131,7 +131,7 @@ func (b *builder) expand(l *Node, depth int) {
 		b.t.logf("%s: no %s.d/: %v", l.logPath(), l.Name, err)
 		return
 	}
-	d := &Node{Name: l.Name + ".d", Kind: Dir, Parent: l.Parent, tree: b.t, parts: parts, partsOf: l, expected: -1}
+	d := &Node{Name: l.Name + ".d", Kind: Dir, Parent: l.Parent, tree: b.t, parts: parts, partsOf: l}
 	l.Parent.Children = append(l.Parent.Children, d)
 	for i := range parts.Parts {
 		p := &parts.Parts[i]
@@ -140,7 +140,7 @@ func (b *builder) expand(l *Node, depth int) {
 			return
 		}
 		b.parts++
-		c := &Node{Name: p.Name, Parent: d, tree: b.t, size: p.Size, layout: p.Layout, expected: p.Expected}
+		c := &Node{Name: p.Name, Parent: d, tree: b.t, size: p.Size, layout: p.Layout, expected: p.Expected, hasExpected: p.Expected >= 0}
 		switch l.Kind {
 		case Raw:
 			c.Kind, c.hasRange, c.off = Raw, true, l.off+p.Offset

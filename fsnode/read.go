@@ -144,7 +144,7 @@ func (n *Node) doScan() {
 		n.prefetchSiblings()
 	}
 	defer func() {
-		if n.expected >= 0 && n.decErr == nil && n.decSize != n.expected {
+		if n.hasExpected && n.decErr == nil && n.decSize != n.expected {
 			n.warn = expectedErr(n.decSize, n.expected)
 			n.tree.logf("%s: %v", n.logPath(), n.warn)
 		}

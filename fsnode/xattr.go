@@ -29,7 +29,7 @@ func (n *Node) Xattrs() []Attr {
 	if n.inFile != "" {
 		add("in_file", n.inFile)
 	}
-	if n.expected >= 0 {
+	if n.hasExpected {
 		num("expected_size", n.expected)
 	}
 	switch n.Kind {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"gcfs/discimg"
 	"gcfs/fsnode"
 )
 
@@ -26,7 +27,35 @@ func infoCommand() *cli.Command {
 // numericXattrs are the attributes whose values are numbers in JSON.
 var numericXattrs = map[string]bool{
 	"offset": true, "lba": true, "disc_size": true, "compressed_size": true,
-	"level_id": true, "reverb": true, "skipped": true,
+	"level_id": true, "reverb": true, "skipped": true, "expected_size": true, "parent_offset": true,
+}
+
+type infoPart struct {
+	Index  int    `json:"index"`
+	Name   string `json:"name"`
+	Offset int64  `json:"offset"`
+	Size   int64  `json:"size"`
+}
+
+type infoSkip struct {
+	Index  int    `json:"index"`
+	Name   string `json:"name,omitempty"`
+	Reason string `json:"reason"`
+}
+
+type infoTOCHeader struct {
+	File   string `json:"file"`
+	Offset int64  `json:"offset"`
+	LBA    int64  `json:"lba"`
+	Status string `json:"status"`
+}
+
+type infoTOCLevel struct {
+	Level  int    `json:"level"`
+	File   string `json:"file"`
+	LBA    int64  `json:"lba"`
+	Sector int64  `json:"sectors"`
+	Status string `json:"status"`
 }
 
 type infoCandidate struct {
@@ -118,6 +147,21 @@ func nodeInfo(n *fsnode.Node) *infoFields {
 			})
 		}
 		f.set("candidates", cands)
+		if c.Documented != "" {
+			f.set("documented", string(c.Documented))
+			switch {
+			case c.Named:
+				f.set("names", "documented slot names (the "+string(c.Documented)+" reading won)")
+			default:
+				f.set("names", "table indices: measurement chose "+string(c.Reading)+", not the documented "+string(c.Documented))
+			}
+		}
+		if c.Preferred != "" {
+			f.set("preferred", c.Preferred)
+		}
+		if c.Beyond > 0 {
+			f.set("beyond", c.Beyond)
+		}
 		ents := make([]infoExtent, 0, len(c.Extents))
 		for _, x := range c.Extents {
 			ents = append(ents, infoExtent{Index: x.Index, Name: x.Name, Offset: x.Offset, Size: x.Size})
@@ -127,7 +171,89 @@ func nodeInfo(n *fsnode.Node) *infoFields {
 	if x := n.Extent(); x != nil && !n.IsDir() {
 		f.set("index", x.Index)
 	}
+	if w, off := n.Within(); w != nil {
+		f.set("within", w.Path())
+		_ = off
+	}
+	if err := n.PartsError(); err != nil {
+		f.set("parts_error", err.Error())
+	}
+	if ps, of := n.Parts(); ps != nil {
+		f.set("parts_of", of.Path())
+		f.set("part_table_size", ps.HeaderSize)
+		parts := make([]infoPart, 0, len(ps.Parts))
+		for _, p := range ps.Parts {
+			parts = append(parts, infoPart{Index: p.Index, Name: p.Name, Offset: p.Offset, Size: p.Size})
+		}
+		f.set("parts", parts)
+		skips := make([]infoSkip, 0, len(ps.Skipped))
+		for _, k := range ps.Skipped {
+			skips = append(skips, infoSkip{Index: k.Index, Name: k.Name, Reason: k.Reason})
+		}
+		f.set("left_out", skips)
+		if ov := ps.Overlaps(); len(ov) > 0 {
+			f.set("overlapping", ov)
+		}
+	}
 	return f
+}
+
+// tocInfo is RC2.HDR read as a table of contents, checked against the files.
+func tocInfo(f *infoFields, t *fsnode.Tree) {
+	toc, hdr := t.TOC()
+	if toc == nil {
+		return
+	}
+	if toc.Problem != "" {
+		f.set("toc_problem", toc.Problem)
+	}
+	g := t.Root.Child("G")
+	status := func(name string, lba int64, h []byte) string {
+		if g == nil {
+			return "no /G directory"
+		}
+		n := g.Child(name)
+		if n == nil || n.Entry() == nil {
+			return "no such file in /G"
+		}
+		if e := n.Entry(); e.LBA != lba {
+			return fmt.Sprintf("names LBA %d; the directory record says %d", lba, e.LBA)
+		}
+		if s := n.TOCStatus(); s != "" {
+			return s
+		}
+		return "the file is no container (its table did not read)"
+	}
+	var globals []infoTOCHeader
+	for _, h := range toc.Globals {
+		st := h.Err
+		if st == "" {
+			st = status(h.File, h.LBA, h.Header)
+		}
+		globals = append(globals, infoTOCHeader{File: h.File, Offset: h.Offset, LBA: h.LBA, Status: st})
+	}
+	f.set("toc_globals", globals)
+	var levels []infoTOCLevel
+	for n, row := range toc.Levels {
+		for k, rg := range [3]discimg.TOCRange{row.Level, row.Audio, row.Scene} {
+			lv := infoTOCLevel{Level: n, LBA: rg.LBA, Sector: rg.Sectors}
+			if n < len(toc.Copies) {
+				h := toc.Copies[n][k]
+				lv.File = h.File
+				lv.Status = h.Err
+				if lv.Status == "" {
+					lv.Status = status(h.File, h.LBA, h.Header)
+				}
+			}
+			levels = append(levels, lv)
+		}
+	}
+	f.set("toc_levels", levels)
+	if e := hdr.Entry(); e != nil {
+		if probs := toc.LevelTableProblems(e.LBA); len(probs) > 0 {
+			f.set("toc_level_table", probs)
+		}
+	}
 }
 
 func runInfo(c *cli.Context) error {
@@ -140,6 +266,9 @@ func runInfo(c *cli.Context) error {
 	}
 	defer o.Close()
 	f := nodeInfo(n)
+	if _, hdr := o.tree.TOC(); hdr != nil && hdr == n {
+		tocInfo(f, o.tree)
+	}
 	w := outWriter(c)
 	if c.Bool("json") {
 		b, err := json.MarshalIndent(f, "", "  ")
@@ -169,6 +298,26 @@ func runInfo(c *cli.Context) error {
 			fmt.Fprintf(w, "entries:         %d\n", len(v))
 			for _, x := range v {
 				fmt.Fprintf(w, "  %5d %-24s offset %#x size %d\n", x.Index, x.Name, x.Offset, x.Size)
+			}
+		case []infoPart:
+			fmt.Fprintf(w, "parts:           %d\n", len(v))
+			for _, x := range v {
+				fmt.Fprintf(w, "  %5d %-24s offset %#x size %d\n", x.Index, x.Name, x.Offset, x.Size)
+			}
+		case []infoSkip:
+			fmt.Fprintf(w, "left out:        %d\n", len(v))
+			for _, x := range v {
+				fmt.Fprintf(w, "  %5d %-24s %s\n", x.Index, x.Name, x.Reason)
+			}
+		case []infoTOCHeader:
+			fmt.Fprintln(w, "global header copies:")
+			for _, h := range v {
+				fmt.Fprintf(w, "  %-12s at %#06x  LBA %-8d %s\n", h.File, h.Offset, h.LBA, h.Status)
+			}
+		case []infoTOCLevel:
+			fmt.Fprintln(w, "level table (level, audio, scene):")
+			for _, l := range v {
+				fmt.Fprintf(w, "  %2d %-12s copy LBA %-8d %6d sectors  %s\n", l.Level, l.File, l.LBA, l.Sector, l.Status)
 			}
 		default:
 			fmt.Fprintf(w, "%-16s %v\n", k+":", v)
