@@ -89,7 +89,7 @@ type Node struct {
 	expected    int64
 	hasExpected bool
 	warn        error
-	inFile   string // an extent past its container: the file its bytes lie in
+	inFile      string // an extent past its container: the file its bytes lie in
 
 	// Decoded files.
 	hdr      codec.Header

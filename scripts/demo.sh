@@ -43,6 +43,15 @@ say "head -c 32 $decoded.wad | xxd   # the same file as stored on the disc"
 head -c 32 "$decoded.wad" | { command -v xxd >/dev/null && xxd || od -A x -t x1z; }
 run getfattr -d "$decoded"
 run getfattr -d "$mnt/G/LEVEL0.WAD"
+say "# the second edition: a level's data lump has parts, core_data decoded"
+run ls -l "$mnt/G/LEVEL1.WAD/data.d"
+run getfattr -d "$mnt/G/LEVEL1.WAD/data.d/core_data"
+run ls -l "$mnt/G/LEVEL1.WAD/data.d/transition_textures.d"
+say "head -c 16 $mnt/G/LEVEL1.WAD/data.d/transition_textures.d/00 | xxd   # a PIF texture inside a decoded stream"
+head -c 16 "$mnt/G/LEVEL1.WAD/data.d/transition_textures.d/00" | { command -v xxd >/dev/null && xxd || od -A x -t x1z; }
+run ls "$mnt/G/MISC.WAD/irx.d"
+run getfattr -n user.gcfs.in_file "$mnt/G/MPEG.WAD/video20"
+run "$bin" info "$img" G/LEVEL1.WAD/data.d
 run df -h "$mnt"
 say "touch $mnt/new   # read-only"
 touch "$mnt/new" 2>&1 || true
