@@ -89,16 +89,18 @@ type builder struct {
 	pending []*pendingContainer
 	leaves  []*Node // extents and parts to probe for a WAD stream
 	parts   int     // part nodes made, bounded by maxPartNodes
-	toc     *discimg.TOC
+	// partsCapped: the bound was hit (logged once)
+	partsCapped bool
+	toc         *discimg.TOC
 }
 
 // maxPartDepth bounds NAME.d/ nesting and maxPartNodes the part nodes of a
 // tree, whatever the tables say (the retail layout has depth 2 and a few
 // thousand parts).
-const (
-	maxPartDepth = 8
-	maxPartNodes = 1 << 20
-)
+const maxPartDepth = 8
+
+// maxPartNodes is a variable so that a test can show the bound holds.
+var maxPartNodes = 1 << 20
 
 type pendingContainer struct {
 	n   *Node          // the plain file node, turned into a directory when the table reads
@@ -213,6 +215,7 @@ func (b *builder) containers() {
 		}
 		n.Kind = Dir
 		n.cont = c
+		n.toc = "no table of contents (RC2.HDR missing or unreadable)"
 		if b.toc != nil {
 			n.toc = b.toc.Check(n.Name, n.entry.LBA, n.size, c.Header)
 		}

@@ -136,7 +136,10 @@ func (b *builder) expand(l *Node, depth int) {
 	for i := range parts.Parts {
 		p := &parts.Parts[i]
 		if b.parts >= maxPartNodes {
-			b.t.logf("%s: more than %d parts in the tree: the rest are left out", l.logPath(), maxPartNodes)
+			if !b.partsCapped {
+				b.t.logf("%s: more than %d parts in the tree: the rest are left out", l.logPath(), maxPartNodes)
+				b.partsCapped = true
+			}
 			return
 		}
 		b.parts++

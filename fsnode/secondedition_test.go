@@ -316,3 +316,25 @@ func TestBadItemList(t *testing.T) {
 		t.Errorf("log %q", logs.Lines())
 	}
 }
+
+// The tree's part nodes stay bounded whatever the tables say: past the bound
+// the rest are left out, with one log line, and the tree still builds.
+func TestPartNodesBounded(t *testing.T) {
+	path, _ := small(t)
+	defer func(n int) { maxPartNodes = n }(maxPartNodes)
+	maxPartNodes = 50
+	tree, logs := openDisc(t, path, -1, Options{})
+	parts := 0
+	_ = tree.Walk(func(n *Node) error {
+		if n.Parent != nil && strings.HasSuffix(n.Parent.Name, ".d") && !strings.HasSuffix(n.Name, ".wad") && !strings.HasSuffix(n.Name, ".d") {
+			parts++
+		}
+		return nil
+	})
+	if parts != 50 {
+		t.Errorf("%d parts, want the bound 50", parts)
+	}
+	if logs.Count("parts in the tree") != 1 {
+		t.Errorf("log %q", logs.Lines())
+	}
+}
