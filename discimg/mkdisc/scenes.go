@@ -58,14 +58,14 @@ func (g *gen) buildSceneRecords(inv invFile) (*genFile, error) {
 		}
 		// subtitles (raw, sized by word 3) and moby_load (WAD, sized by word 13)
 		add(&ext{words: []int{base + sceneSubtitles}, sizeAt: base + sceneSubtitlesLen, raw: 1500 + rng.Int64N(3000), weight: 0.05, label: "subtitles", physKey: 0})
-		moby, err := wad(sceneMobyLoad, "mobyload", 8<<10+rng.IntN(8<<10), 400<<10)
+		moby, err := wad(sceneMobyLoad, "mobyload", 8<<10+rng.IntN(8<<10), 48<<10)
 		if err != nil {
 			return nil, err
 		}
 		moby.sizeAt = base + sceneMobyLoadLen
 		add(moby)
 		for c := 0; c < 1+rng.IntN(6); c++ {
-			ch, err := wad(sceneChunk0+c, "cutscene", 6<<10+rng.IntN(8<<10), 300<<10)
+			ch, err := wad(sceneChunk0+c, "cutscene", 6<<10+rng.IntN(8<<10), 24<<10)
 			if err != nil {
 				return nil, err
 			}
