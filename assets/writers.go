@@ -245,9 +245,9 @@ func WriteSubtitles(cues []SubtitleCue) []byte {
 		if c.Start < 0 || c.Stop < c.Start {
 			panic(fmt.Sprintf("assets.WriteSubtitles: cue %d frames %d..%d", i, c.Start, c.Stop))
 		}
-		r := out[i*SubtitleRecordSize:]
-		binary.LittleEndian.PutUint16(r, uint16(c.Start))
-		binary.LittleEndian.PutUint16(r[2:], uint16(c.Stop))
+		r := i * SubtitleRecordSize // an index: out grows below
+		binary.LittleEndian.PutUint16(out[r:], uint16(c.Start))
+		binary.LittleEndian.PutUint16(out[r+2:], uint16(c.Stop))
 		for l, t := range c.Text {
 			for j := 0; j < len(t); j++ {
 				if t[j] == 0 {
@@ -257,7 +257,7 @@ func WriteSubtitles(cues []SubtitleCue) []byte {
 			if len(out) > 0x7fff {
 				panic("assets.WriteSubtitles: blob past 32767 bytes")
 			}
-			binary.LittleEndian.PutUint16(r[4+2*l:], uint16(len(out)))
+			binary.LittleEndian.PutUint16(out[r+4+2*l:], uint16(len(out)))
 			out = append(out, t...)
 			out = append(out, 0)
 		}
