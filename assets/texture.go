@@ -253,7 +253,9 @@ type RGBABlobHeader struct {
 }
 
 // Shape is the blob's image shape (Depth 32).
-func (h RGBABlobHeader) Shape() Shape { return Shape{Width: int(h.Width), Height: int(h.Height), Depth: 32} }
+func (h RGBABlobHeader) Shape() Shape {
+	return Shape{Width: int(h.Width), Height: int(h.Height), Depth: 32}
+}
 
 // DataSize is header plus pixels.
 func (h RGBABlobHeader) DataSize() int64 {
