@@ -295,15 +295,15 @@ func (v *PNGView) rawFill(dst []byte, off int64) {
 		case 32:
 			copy(dst[:k], t.Pix[row*4*int64(t.Width)+b:])
 		case 4:
-			base := row * int64(t.Width)
-			for i := range k {
-				x := 2 * (b + int64(i))
-				hi := t.Pix[base+x]
-				lo := byte(0)
-				if x+1 < int64(t.Width) {
-					lo = t.Pix[base+x+1]
-				}
-				dst[i] = hi<<4 | lo&0x0f
+			w := int64(t.Width)
+			src := t.Pix[row*w+2*b : (row+1)*w]
+			d := dst[:k]
+			pairs := min(len(d), len(src)/2)
+			for i := range pairs {
+				d[i] = src[2*i]<<4 | src[2*i+1]&0x0f
+			}
+			if pairs < len(d) { // odd width: the last byte's low nibble is padding
+				d[pairs] = src[2*pairs] << 4
 			}
 		}
 		dst = dst[k:]

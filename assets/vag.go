@@ -141,21 +141,21 @@ func DecodeFrames(dst []int16, src []byte, h History) History {
 			filt = 0
 		}
 		c0, c1 := vagFilters[filt][0], vagFilters[filt][1]
-		var out []int16
+		var out *[VAGFrameSamp]int16
 		if dst != nil {
-			out = dst[f/VAGFrameSize*VAGFrameSamp:][:VAGFrameSamp]
+			out = (*[VAGFrameSamp]int16)(dst[f/VAGFrameSize*VAGFrameSamp:])
 		}
-		for i := 0; i < VAGFrameSamp; i++ {
-			nib := fr[2+i/2]
-			if i&1 == 1 {
-				nib >>= 4
-			}
-			t := int32(int16(uint16(nib)<<12)) >> shift
-			s := clamp16(t + (s1*c0+s2*c1+32)>>6)
-			if out != nil {
-				out[i] = int16(s)
-			}
+		data := (*[14]byte)(fr[2:])
+		for j, b := range data {
+			t0 := int32(int16(uint16(b)<<12)) >> shift
+			t1 := int32(int16(uint16(b&0xf0)<<8)) >> shift
+			s := clamp16(t0 + (s1*c0+s2*c1+32)>>6)
 			s2, s1 = s1, s
+			u := clamp16(t1 + (s1*c0+s2*c1+32)>>6)
+			s2, s1 = s1, u
+			if out != nil {
+				out[2*j], out[2*j+1] = int16(s), int16(u)
+			}
 		}
 	}
 	return History{s1, s2}
@@ -174,7 +174,7 @@ func DecodeVAG(b []byte) (VAGHeader, []int16, error) {
 
 // CheckpointFrames is how many frames lie between two of a VAGView's
 // checkpoints: a read decodes at most this many frames it does not return.
-const CheckpointFrames = 1024
+const CheckpointFrames = 128
 
 // VAGView serves the bytes of a VAG's WAV at any offset, decoding only the
 // frames the range touches plus at most CheckpointFrames before them: the
@@ -241,6 +241,19 @@ func (v *VAGView) historyAt(f int64) (History, error) {
 	return h, nil
 }
 
+// passed keeps h as the history before frame f when f is the next
+// checkpoint not yet known.
+func (v *VAGView) passed(f int64, h History) {
+	if f%CheckpointFrames != 0 {
+		return
+	}
+	v.mu.Lock()
+	if int64(len(v.cps)) == f/CheckpointFrames {
+		v.cps = append(v.cps, h)
+	}
+	v.mu.Unlock()
+}
+
 // DecodeRange decodes frames [first, first+len(dst)/28) into dst.
 func (v *VAGView) DecodeRange(dst []int16, first int64) error {
 	n := int64(len(dst)) / VAGFrameSamp
@@ -253,11 +266,12 @@ func (v *VAGView) DecodeRange(dst []int16, first int64) error {
 	}
 	buf := make([]byte, min(n, CheckpointFrames)*VAGFrameSize)
 	for n > 0 {
-		m := min(n, CheckpointFrames)
+		m := min(n, CheckpointFrames-first%CheckpointFrames)
 		if err := v.readFrames(buf[:m*VAGFrameSize], first); err != nil {
 			return err
 		}
 		h = DecodeFrames(dst[:m*VAGFrameSamp], buf[:m*VAGFrameSize], h)
+		v.passed(first+m, h)
 		dst = dst[m*VAGFrameSamp:]
 		first += m
 		n -= m
@@ -294,16 +308,19 @@ func (v *VAGView) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	const step = 256 // frames decoded at a time
+	// Frames are decoded up to a checkpoint at a time, and the history at
+	// each checkpoint passed is kept, so reading on decodes nothing twice.
+	const step = CheckpointFrames
 	adpcm := make([]byte, min(f1-f0+1, step)*VAGFrameSize)
 	pcm := make([]int16, min(f1-f0+1, step)*VAGFrameSamp)
 	var two [2]byte
 	for f := f0; f <= f1; {
-		m := min(f1-f0+1-(f-f0), step)
+		m := min(f1+1-f, step-f%step)
 		if err := v.readFrames(adpcm[:m*VAGFrameSize], f); err != nil {
 			return 0, err
 		}
 		h = DecodeFrames(pcm, adpcm[:m*VAGFrameSize], h)
+		v.passed(f+m, h)
 		// The WAV bytes of these frames: [a, b).
 		a := WAVHeaderSize + 2*f*VAGFrameSamp
 		b := a + 2*m*VAGFrameSamp
