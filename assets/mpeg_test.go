@@ -139,4 +139,15 @@ func TestMagics(t *testing.T) {
 	if !IsPIF([]byte("2FIPxxxx")) || IsPIF([]byte("2FI")) || !IsVAG([]byte("VAGp")) || IsVAG(nil) || IsPSS([]byte{0, 0, 1, 0xb3}) {
 		t.Fatal("magic checks")
 	}
+	for want, b := range map[Kind][]byte{
+		KindPIF: WritePIF(1, 1, 4, nil, []byte{0}), KindVAG: EncodeVAG(nil, 8000, ""), KindPSS: WritePSS(MinPSSSize, 1),
+		KindELF: WriteIRX(64, "x"), KindUnknown: WriteSubtitles(nil),
+	} {
+		if got := Sniff(b); got != want {
+			t.Errorf("Sniff = %v, want %v", got, want)
+		}
+	}
+	if Sniff([]byte{0, 0, 1}) != KindUnknown || KindVAG.String() != "vag" {
+		t.Error("Sniff of a short prefix")
+	}
 }
