@@ -121,8 +121,50 @@ func EncodePNG(t *Texture) []byte {
 	if err != nil {
 		return nil
 	}
-	out := make([]byte, v.Size())
-	v.ReadAt(out, 0)
+	return v.encode()
+}
+
+// pngOffset maps an offset in the zlib stream to its place in the PNG.
+func (l *pngLayout) pngOffset(z int64) int64 {
+	return l.pre + z/pngChunkData*(pngChunkData+12) + 8 + z%pngChunkData
+}
+
+// encode writes the whole PNG in one pass over the scanlines: the Adler-32
+// is taken from the scanlines already written rather than from a second
+// pass (ReadAt's way, which serves ranges without the rest).
+func (v *PNGView) encode() []byte {
+	l := &v.l
+	out := make([]byte, l.size)
+	copy(out, v.prefix)
+	for c := int64(0); c < l.chunks; c++ {
+		at := l.pre + c*(pngChunkData+12)
+		dlen := min(int64(pngChunkData), l.zLen-c*pngChunkData)
+		binary.BigEndian.PutUint32(out[at:], uint32(dlen))
+		copy(out[at+4:], "IDAT")
+		end := min(c*pngChunkData+dlen, l.zLen-4) // the Adler-32 comes later
+		if end > c*pngChunkData {
+			v.zFill(out[at+8:at+8+end-c*pngChunkData], c*pngChunkData)
+		}
+	}
+	h := adler32.New()
+	for r := int64(0); r < l.rawLen; {
+		z := 2 + r/storedMax*(storedMax+5) + 5 + r%storedMax
+		n := min(storedMax-r%storedMax, pngChunkData-z%pngChunkData, l.rawLen-r)
+		p := l.pngOffset(z)
+		h.Write(out[p : p+n])
+		r += n
+	}
+	sum := h.Sum32()
+	v.once.Do(func() { v.adler = sum })
+	for k := int64(0); k < 4; k++ {
+		out[l.pngOffset(l.zLen-4+k)] = byte(sum >> (24 - 8*k))
+	}
+	for c := int64(0); c < l.chunks; c++ {
+		at := l.pre + c*(pngChunkData+12)
+		dlen := min(int64(pngChunkData), l.zLen-c*pngChunkData)
+		binary.BigEndian.PutUint32(out[at+8+dlen:], crc32.ChecksumIEEE(out[at+4:at+8+dlen]))
+	}
+	copy(out[l.size-pngIEND:], pngIENDBytes)
 	return out
 }
 

@@ -407,3 +407,49 @@ func TestNewPNGViewRejectsInconsistent(t *testing.T) {
 		}
 	}
 }
+
+// TestPNGChunkEdges covers the layouts where the Adler-32 or a stored
+// block's header straddles an IDAT chunk boundary: EncodePNG (one pass) and
+// PNGView (ranges) must agree, and image/png (which checks the Adler-32 and
+// every CRC) must read the pixels back.
+func TestPNGChunkEdges(t *testing.T) {
+	found := map[int64]bool{}
+	for h := 2; h < 300 && len(found) < 10; h++ {
+		for w := 1; w < 1200; w++ {
+			s := Shape{w, h, 8}
+			l := layoutOf(s)
+			rem := l.zLen % pngChunkData
+			if l.chunks < 2 || rem > 8 && rem < pngChunkData-8 || found[rem] {
+				continue
+			}
+			found[rem] = true
+			r := rand.New(rand.NewPCG(uint64(w), uint64(h)))
+			pal := testPalette(256, uint64(w))
+			ix := make([]byte, w*h)
+			for i := range ix {
+				ix[i] = byte(r.UintN(256))
+			}
+			tex, err := DecodePIF(WritePIF(w, h, 8, pal, ix))
+			if err != nil {
+				t.Fatal(err)
+			}
+			enc := EncodePNG(tex)
+			v, _ := NewPNGView(tex)
+			whole := make([]byte, v.Size())
+			if n, _ := v.ReadAt(whole, 0); n != len(whole) || !bytes.Equal(whole, enc) {
+				t.Fatalf("%v (zlib %d, %d past a chunk): PNGView and EncodePNG differ", s, l.zLen, rem)
+			}
+			// a fresh view, read from the end first
+			v2, _ := NewPNGView(tex)
+			tail := make([]byte, 40)
+			v2.ReadAt(tail, v2.Size()-40)
+			if !bytes.Equal(tail, enc[len(enc)-40:]) {
+				t.Fatalf("%v: tail differs", s)
+			}
+			checkPNG(t, enc, w, h, func(x, y int) color.RGBA { return pal[ix[y*w+x]] })
+		}
+	}
+	if len(found) < 8 {
+		t.Fatalf("only %d edge layouts found", len(found))
+	}
+}
