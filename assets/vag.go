@@ -216,21 +216,31 @@ func (v *VAGView) readFrames(buf []byte, f int64) error {
 	return readAt(v.r, buf, VAGHeaderSize+f*VAGFrameSize)
 }
 
-// historyAt returns the decoder's history before frame f.
+// historyAt returns the decoder's history before frame f. Missing
+// checkpoints are decoded outside the lock, so readers never wait on
+// another's I/O (two may decode the same span; the first to finish keeps it).
 func (v *VAGView) historyAt(f int64) (History, error) {
 	k := f / CheckpointFrames
-	v.mu.Lock()
-	for int64(len(v.cps)) <= k {
-		c := int64(len(v.cps)) - 1
-		buf := make([]byte, CheckpointFrames*VAGFrameSize)
-		if err := v.readFrames(buf, c*CheckpointFrames); err != nil {
+	var buf []byte
+	var h History
+	for {
+		v.mu.Lock()
+		have := int64(len(v.cps))
+		if have > k {
+			h = v.cps[k]
 			v.mu.Unlock()
+			break
+		}
+		last := v.cps[have-1]
+		v.mu.Unlock()
+		if buf == nil {
+			buf = make([]byte, CheckpointFrames*VAGFrameSize)
+		}
+		if err := v.readFrames(buf, (have-1)*CheckpointFrames); err != nil {
 			return History{}, err
 		}
-		v.cps = append(v.cps, DecodeFrames(nil, buf, v.cps[c]))
+		v.passed(have*CheckpointFrames, DecodeFrames(nil, buf, last))
 	}
-	h := v.cps[k]
-	v.mu.Unlock()
 	if skip := f - k*CheckpointFrames; skip > 0 {
 		buf := make([]byte, skip*VAGFrameSize)
 		if err := v.readFrames(buf, k*CheckpointFrames); err != nil {
@@ -294,9 +304,10 @@ func (v *VAGView) ReadAt(p []byte, off int64) (int, error) {
 		p, eof = p[:rest], io.EOF
 	}
 	n := len(p)
+	done := 0 // bytes of p filled, for a short count on error
 	if off < WAVHeaderSize {
-		k := copy(p, v.hdr[off:])
-		p, off = p[k:], off+int64(k)
+		done = copy(p, v.hdr[off:])
+		p, off = p[done:], off+int64(done)
 	}
 	if len(p) == 0 {
 		return n, eof
@@ -306,7 +317,7 @@ func (v *VAGView) ReadAt(p []byte, off int64) (int, error) {
 	f0, f1 := s0/VAGFrameSamp, s1/VAGFrameSamp
 	h, err := v.historyAt(f0)
 	if err != nil {
-		return 0, err
+		return done, err
 	}
 	// Frames are decoded up to a checkpoint at a time, and the history at
 	// each checkpoint passed is kept, so reading on decodes nothing twice.
@@ -317,7 +328,7 @@ func (v *VAGView) ReadAt(p []byte, off int64) (int, error) {
 	for f := f0; f <= f1; {
 		m := min(f1+1-f, step-f%step)
 		if err := v.readFrames(adpcm[:m*VAGFrameSize], f); err != nil {
-			return 0, err
+			return done + int(max(0, WAVHeaderSize+2*f*VAGFrameSamp-off)), err
 		}
 		h = DecodeFrames(pcm, adpcm[:m*VAGFrameSize], h)
 		v.passed(f+m, h)

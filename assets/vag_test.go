@@ -330,8 +330,11 @@ func TestVAGViewReadError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.ReadAt(make([]byte, 100), 44); !errors.Is(err, errIO) {
-		t.Fatalf("err %v, want the reader's", err)
+	if n, err := v.ReadAt(make([]byte, 100), 44); !errors.Is(err, errIO) || n != 0 {
+		t.Fatalf("%d, %v, want the reader's error", n, err)
+	}
+	if n, err := v.ReadAt(make([]byte, 100), 4); !errors.Is(err, errIO) || n != 40 {
+		t.Fatalf("%d, %v, want the 40 header bytes and the reader's error", n, err)
 	}
 	hdr := make([]byte, 44)
 	if n, err := v.ReadAt(hdr, 0); n != 44 || err != nil {
