@@ -453,3 +453,43 @@ func TestPNGChunkEdges(t *testing.T) {
 		t.Fatalf("only %d edge layouts found", len(found))
 	}
 }
+
+func TestTextureImage(t *testing.T) {
+	pal := testPalette(16, 5)
+	ix := testIndices(7, 3, 16, 5)
+	p4, _ := DecodePIF(WritePIF(7, 3, 4, pal, ix))
+	rgba, _ := DecodeRGBABlob(WriteRGBABlob(2, 2, []color.RGBA{{1, 2, 3, 0x80}, {4, 5, 6, 0}, {7, 8, 9, 0x40}, {10, 11, 12, 0x10}}))
+	for _, tex := range []*Texture{p4, rgba} {
+		img := tex.Image()
+		for y := 0; y < tex.Height; y++ {
+			for x := 0; x < tex.Width; x++ {
+				if got := color.NRGBAModel.Convert(img.At(x, y)); got != tex.NRGBAAt(x, y) {
+					t.Fatalf("depth %d (%d,%d): Image %v, NRGBAAt %v", tex.Depth, x, y, got, tex.NRGBAAt(x, y))
+				}
+			}
+		}
+	}
+	if rgba.NRGBAAt(0, 1) != (color.NRGBA{7, 8, 9, 128}) {
+		t.Errorf("NRGBAAt(0,1) = %v", rgba.NRGBAAt(0, 1))
+	}
+}
+
+// shortReader holds fewer bytes than the size it is read with: the reader's
+// short read is an I/O error, not a format error.
+func TestReadErrorsAreNotFormatErrors(t *testing.T) {
+	pif := WritePIF(8, 8, 8, nil, make([]byte, 64))
+	_, err := ReadPIF(bytes.NewReader(pif[:100]), int64(len(pif)))
+	if err == nil || errors.Is(err, ErrFormat) {
+		t.Fatalf("short reader: %v", err)
+	}
+	blob := WriteRGBABlob(4, 4, make([]color.RGBA, 16))
+	if _, err := ReadRGBABlob(bytes.NewReader(blob[:20]), int64(len(blob))); err == nil || errors.Is(err, ErrFormat) {
+		t.Fatalf("short blob reader: %v", err)
+	}
+	if _, err := StatRGBABlob(bytes.NewReader(nil), 16); err == nil || errors.Is(err, ErrFormat) {
+		t.Fatalf("empty reader: %v", err)
+	}
+	if Named(err, "x") != err || Named(nil, "x") != nil {
+		t.Fatal("Named changed an error that is not a FormatError")
+	}
+}
