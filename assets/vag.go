@@ -173,13 +173,16 @@ func DecodeVAG(b []byte) (VAGHeader, []int16, error) {
 }
 
 // CheckpointFrames is how many frames lie between two of a VAGView's
-// checkpoints: a read decodes at most this many frames it does not return.
+// checkpoints: once the checkpoints before a range are known, a read of it
+// decodes fewer than this many frames it does not return.
 const CheckpointFrames = 128
 
-// VAGView serves the bytes of a VAG's WAV at any offset, decoding only the
-// frames the range touches plus at most CheckpointFrames before them: the
-// decoder's history is kept at every CheckpointFrames-th frame, filled in as
-// reads reach further. Safe for concurrent use.
+// VAGView serves the bytes of a VAG's WAV at any offset, decoding the frames
+// the range touches plus fewer than CheckpointFrames before them: the
+// decoder's history is kept at every CheckpointFrames-th frame (8 bytes
+// each), filled in as reads pass them; the first read beyond the known ones
+// runs the decoder (history only, no output) up to it. Safe for concurrent
+// use.
 type VAGView struct {
 	r   io.ReaderAt
 	h   VAGHeader
