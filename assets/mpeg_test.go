@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"image/color"
 	"testing"
 )
 
@@ -146,6 +147,12 @@ func TestMagics(t *testing.T) {
 		if got := Sniff(b); got != want {
 			t.Errorf("Sniff = %v, want %v", got, want)
 		}
+	}
+	ph, _ := ParsePIFHeader(WritePIF(64, 32, 4, nil, make([]byte, 64*32)))
+	vh, _ := ParseVAGHeader(EncodeVAG(make([]int16, 28*100), 22050, "beep"), 0x30+1600)
+	bh, _ := StatRGBABlob(bytes.NewReader(WriteRGBABlob(3, 2, make([]color.RGBA, 6))), 16+24)
+	if ph.String() != "PIF 64x32, 4-bit (16 colours), 1 mip levels" || vh.String() != `VAG "beep", 22050 Hz, 100 frames (2800 samples, 0.127 s)` || bh.String() != "RGBA 3x2" {
+		t.Errorf("descriptions: %q %q %q", ph, vh, bh)
 	}
 	if Sniff([]byte{0, 0, 1}) != KindUnknown || KindVAG.String() != "vag" {
 		t.Error("Sniff of a short prefix")

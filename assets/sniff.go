@@ -1,5 +1,7 @@
 package assets
 
+import "fmt"
+
 // Kind is what a part's first bytes say it is.
 type Kind int
 
@@ -40,4 +42,18 @@ func Sniff(prefix []byte) Kind {
 		return KindELF
 	}
 	return KindUnknown
+}
+
+// String describes a texture header for an info line.
+func (h PIFHeader) String() string {
+	return fmt.Sprintf("PIF %dx%d, %d-bit (%d colours), %d mip levels", h.Width, h.Height, h.Shape().Depth, h.Shape().Colors(), h.MipLevels)
+}
+
+// String describes a raw RGBA blob header for an info line.
+func (h RGBABlobHeader) String() string { return fmt.Sprintf("RGBA %dx%d", h.Width, h.Height) }
+
+// String describes a VAG header for an info line.
+func (h VAGHeader) String() string {
+	return fmt.Sprintf("VAG %q, %d Hz, %d frames (%d samples, %.3f s)", h.Name, h.SampleRate, h.Frames(), h.Samples(),
+		float64(h.Samples())/float64(max(h.SampleRate, 1)))
 }
