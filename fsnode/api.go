@@ -29,6 +29,9 @@ const (
 	// Nested: bytes of a range of a decoded file (a part inside a decoded
 	// stream), read through that file's index and cache.
 	Nested
+	// View: a file computed on read from another node (a texture's PNG, a
+	// sound's WAV, a subtitle's SRT).
+	View
 )
 
 func (k Kind) String() string {
@@ -41,6 +44,8 @@ func (k Kind) String() string {
 		return "decoded"
 	case Nested:
 		return "nested"
+	case View:
+		return "view"
 	}
 	return "unknown"
 }
@@ -90,6 +95,12 @@ type Node struct {
 	hasExpected bool
 	warn        error
 	inFile      string // an extent past its container: the file its bytes lie in
+	wadOf       *Node  // NAME.wad: the decoded NAME whose stream it is
+	// Views: vm for a view node; viewErr on a source that has none (why);
+	// viewDirOf on a subtitle blob's NAME.d/ of SRT views.
+	vm        *viewMeta
+	viewErr   error
+	viewDirOf *Node
 
 	// Decoded files.
 	hdr      codec.Header
@@ -133,7 +144,7 @@ func (n *Node) IsDir() bool { return n.Kind == Dir }
 // format reports the length that decodes cleanly). Directories: 0.
 func (n *Node) Size() int64 {
 	switch n.Kind {
-	case Raw, Nested:
+	case Raw, Nested, View:
 		return n.size
 	case Decoded:
 		n.scan()
@@ -175,6 +186,7 @@ type Reader interface {
 type Options struct {
 	CacheSize  int64 // decoded-block budget in bytes (default 256 MiB)
 	MaxDecoded int64 // largest decoded stream (default 256 MiB)
+	NoViews    bool  // hide the views (PNG, WAV, SRT): only disc bytes
 	// Logf, when set, receives one line per problem found (bad table, corrupt
 	// stream on open, read past the image's end).
 	Logf func(format string, args ...any)

@@ -79,6 +79,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 			}
 		}
 	}
+	b.views()
 	b.finish(root)
 	t.assignInos()
 	return t, nil
@@ -348,7 +349,7 @@ func (b *builder) detectStreams(leaves []*Node) {
 		}
 		l := p.leaf
 		raw := &Node{Name: l.Name + ".wad", Kind: Raw, Parent: l.Parent, tree: b.t, extent: l.extent,
-			hasRange: true, off: l.off, size: l.size, staticErr: l.staticErr, inFile: l.inFile}
+			hasRange: true, off: l.off, size: l.size, staticErr: l.staticErr, inFile: l.inFile, wadOf: l}
 		l.Kind = Decoded
 		l.hdr = h
 		if l.staticErr != nil && l.off+h.Size <= img.Size {

@@ -88,7 +88,7 @@ func (b *builder) detectNested(leaves []*Node) {
 		if err != nil {
 			continue
 		}
-		raw := &Node{Name: l.Name + ".wad", Kind: Nested, Parent: l.Parent, tree: b.t, within: l.within, woff: l.woff, size: l.size}
+		raw := &Node{Name: l.Name + ".wad", Kind: Nested, Parent: l.Parent, tree: b.t, within: l.within, woff: l.woff, size: l.size, wadOf: l}
 		l.Kind = Decoded
 		l.hdr = h
 		l.Parent.Children = append(l.Parent.Children, raw)

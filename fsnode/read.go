@@ -179,6 +179,8 @@ func (n *Node) Open() (Reader, error) {
 	switch n.Kind {
 	case Raw:
 		return &rawReader{imageRange: imageRange{r: n.tree.Image.R, imgSize: n.tree.Image.Size, base: n.off, size: n.size, path: n.path}, n: n}, nil
+	case View:
+		return n.openView()
 	case Nested:
 		if n.staticErr != nil {
 			return nil, n.staticErr

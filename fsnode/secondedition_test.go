@@ -128,13 +128,13 @@ func TestSecondEditionNodes(t *testing.T) {
 	}
 
 	// MISC irx decoded: an IRX bundle of ELF modules.
-	mod := mustLookup(t, tree, "G/MISC.WAD/irx.d/989snd")
+	mod := mustLookup(t, tree, "G/MISC.WAD/irx.d/989snd.irx")
 	if b := readAll(t, mod); len(b) < 4 || string(b[:4]) != "\x7fELF" {
 		t.Errorf("irx.d/989snd does not begin with an ELF header")
 	}
 
 	// A video past MPEG.WAD reads from MPEG1.WAD, and says so.
-	v := mustLookup(t, tree, "G/MPEG.WAD/video20")
+	v := mustLookup(t, tree, "G/MPEG.WAD/video20.pss")
 	if attr(v, "in_file") != "G/MPEG1.WAD" {
 		t.Errorf("video20: in_file %q", attr(v, "in_file"))
 	}
@@ -146,8 +146,8 @@ func TestSecondEditionNodes(t *testing.T) {
 	}
 
 	// Named slots, and the table of contents agreeing with every container.
-	for _, p := range []string{"G/HUD.WAD/hud_bank4", "G/BONUS.WAD/credits_text", "G/AUDIO.WAD/help_italian/000",
-		"G/AUDIO2.WAD/upgrade_sample", "G/SCENE1.WAD/scene00/moby_load", "G/SCENE1.WAD/scene00/chunks/00",
+	for _, p := range []string{"G/HUD.WAD/hud_bank4", "G/BONUS.WAD/credits_text", "G/AUDIO.WAD/help_italian/000.vag", "G/AUDIO.WAD/help_italian/000.wav",
+		"G/AUDIO2.WAD/upgrade_sample.wav", "G/MPEG.WAD/subtitles03.d/french.srt", "G/SCENE1.WAD/scene00/moby_load", "G/SCENE1.WAD/scene00/chunks/00",
 		"G/ARMOR.WAD/wrench5_textures.d/00", "G/LEVEL1.WAD/chunk0.d/tfrags.wad"} {
 		mustLookup(t, tree, p)
 	}
@@ -326,7 +326,7 @@ func TestPartNodesBounded(t *testing.T) {
 	tree, logs := openDisc(t, path, -1, Options{})
 	parts := 0
 	_ = tree.Walk(func(n *Node) error {
-		if n.Parent != nil && strings.HasSuffix(n.Parent.Name, ".d") && !strings.HasSuffix(n.Name, ".wad") && !strings.HasSuffix(n.Name, ".d") {
+		if n.Parent != nil && n.Parent.partsOf != nil && n.wadOf == nil && n.vm == nil && n.Kind != Dir {
 			parts++
 		}
 		return nil

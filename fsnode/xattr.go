@@ -32,6 +32,10 @@ func (n *Node) Xattrs() []Attr {
 	if n.hasExpected {
 		num("expected_size", n.expected)
 	}
+	if n.vm != nil {
+		add("view", n.vm.kind)
+		add("source", n.vm.source.path)
+	}
 	switch n.Kind {
 	case Decoded:
 		add("wad_tag", n.hdr.Tag)

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"gcfs/assets"
 	"gcfs/codec"
 	"gcfs/discimg/isowriter"
 )
@@ -112,6 +113,7 @@ type stream struct {
 	plainSize int64
 	plainSHA  string
 	parts     []treeEntry // what the decoded content holds (NAME.d/), with their sums
+	plain     []byte      // the decoded content, kept when it is structured (an asset)
 }
 
 // makeStream encodes plainSize bytes of asset-like content with tag. When the
@@ -136,7 +138,11 @@ func makeStreamOf(rng *rand.Rand, tag string, plainSize int, capacity int64, con
 		}
 		data := codec.Encode(plain, codec.EncodeOptions{Tag: tag})
 		if capacity <= 0 || int64(len(data)) <= capacity {
-			return stream{data: data, tag: tag, plainSize: int64(len(plain)), plainSHA: sha1Hex(plain), parts: parts}, nil
+			st := stream{data: data, tag: tag, plainSize: int64(len(plain)), plainSHA: sha1Hex(plain), parts: parts}
+			if content != nil {
+				st.plain = plain
+			}
+			return st, nil
 		}
 		plainSize = int(float64(plainSize) * float64(capacity) / float64(len(data)) * 0.85)
 	}
@@ -169,15 +175,32 @@ const (
 	styleSubtitles
 	styleSoundBank // "SBlk" at +24, "DAW" at +36
 	styleCode      // MIPS-like words
+	styleVAG       // a VAG sound: PS-ADPCM of a known signal
 )
 
 // rawContent fills a raw extent of n bytes at off in f. The first bytes carry
 // the extent's name and index (so every extent hashes differently) and a little
 // noise; in the small layout the whole extent (up to fillLimit) holds asset-like
 // bytes, in retail only the first sector and the last few bytes do.
-func rawContent(f *sparseFile, off, n int64, label string, index int, style rawStyle, rng *rand.Rand, fill bool) {
+//
+// For a VAG or a subtitle blob it returns the asset's own bytes (what its
+// view is computed from); a video (index: its number NN) is a PSS whose
+// sequence header has videoRateCode(NN).
+func rawContent(f *sparseFile, off, n int64, label string, index int, style rawStyle, rng *rand.Rand, fill bool) []byte {
 	if n <= 0 {
-		return
+		return nil
+	}
+	switch style {
+	case styleVAG:
+		if v := vagSound(rng, label, n); v != nil {
+			f.put(off, v)
+			return v
+		}
+		style = styleGeneric // too small for one frame: plain bytes
+	case styleSubtitles:
+		blob := subtitleBlob(rng, index, n)
+		f.put(off, blob)
+		return blob
 	}
 	head := min(n, sectorSize)
 	const fillLimit = 256 << 10
@@ -188,7 +211,11 @@ func rawContent(f *sparseFile, off, n int64, label string, index int, style rawS
 	p := 0
 	switch style {
 	case styleVideo:
-		p = copy(b, []byte{0x00, 0x00, 0x01, 0xBA, 0x44, 0x00, 0x04, 0x00, 0x04, 0x01, 0x01, 0x89, 0xC3, 0xF8})
+		if len(b) >= assets.MinPSSSize {
+			p = copy(b, assets.WritePSS(min(len(b), 4096), videoRateCode(index)))
+		} else {
+			p = copy(b, []byte{0x00, 0x00, 0x01, 0xBA, 0x44, 0x00, 0x04, 0x00, 0x04, 0x01, 0x01, 0x89, 0xC3, 0xF8})
+		}
 	case styleSoundBank:
 		if len(b) >= 40 {
 			binary.LittleEndian.PutUint32(b[0:], 0x20)
@@ -231,6 +258,7 @@ func rawContent(f *sparseFile, off, n int64, label string, index int, style rawS
 		}
 		f.put(off+n-64, tail)
 	}
+	return nil
 }
 
 // ReadAt reads f's bytes as the image holds them (tests, and table checks).

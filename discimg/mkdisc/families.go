@@ -22,7 +22,7 @@ var (
 		irx := wadSlot(rng, 0.08, "irx", 900<<10, 24<<10)
 		irx.plain = irxBundle
 		return []slot{
-			bodySlot(func(g *gen, rng *rand.Rand) ([]byte, []treeEntry) { return pifTexture(rng, 128, 64, 4), nil }), // debug_font
+			assetSlot(assetPIF, func(g *gen, rng *rand.Rand) ([]byte, []treeEntry) { return pifTexture(rng, 128, 64, 4), nil }), // debug_font
 			irx, // irx
 			rawSlot(rng, 0.01, 2048, 4096, styleGeneric),      // save_game
 			rawSlot(rng, 0.35, 16<<10, 40<<10, styleCode),     // frontbin
@@ -92,7 +92,7 @@ var (
 				s[i] = bodySlot(creditsText)
 			case i >= credImg && i < credImg+29:
 				if rng.IntN(6) != 0 {
-					s[i] = bodySlot(func(g *gen, rng *rand.Rand) ([]byte, []treeEntry) {
+					s[i] = assetSlot(assetRGBA, func(g *gen, rng *rand.Rand) ([]byte, []treeEntry) {
 						return rgbaBlob(rng, 16<<rng.IntN(3), 16<<rng.IntN(2)), nil
 					})
 				}
@@ -102,6 +102,7 @@ var (
 				w := wadSlot(rng, 1, "bonusimg", 200<<10, 6<<10)
 				small := g.small()
 				w.plain = func(rng *rand.Rand, n int) ([]byte, []treeEntry) { return randomTexture(rng, small), nil }
+				w.asset = assetPIF
 				s[i] = w
 			}
 		}
@@ -122,9 +123,9 @@ var (
 		for i := range s {
 			switch {
 			case i >= 511: // upgrade_sample, thermanator_freeze, thermanator_thaw
-				s[i] = rawSlot(rng, 1, 2048, 4096, styleSoundBank)
+				s[i] = rawSlot(rng, 1, 2048, 4096, styleVAG)
 			case i < used && rng.IntN(15) != 0:
-				s[i] = rawSlot(rng, 1, 1000, 4096, styleSoundBank)
+				s[i] = rawSlot(rng, 1, 1000, 4096, styleVAG)
 			}
 		}
 		return s
@@ -139,6 +140,8 @@ var (
 				s[i] = wadSlot(rng, 4, "hud_bank", 1500<<10, 200<<10) // hud_banks[5]
 			case i <= 5:
 				s[i] = wadSlot(rng, 4, "hud_bank", 1500<<10, 20<<10)
+			case i >= 55 && i < 55+277 && rng.IntN(9) != 0:
+				s[i] = rawSlot(rng, 1, 1000, 4000, styleVAG) // vendor_audio: VAG sounds
 			case i < 640 && (i == 639 || rng.IntN(9) != 0):
 				s[i] = rawSlot(rng, 1, 1000, 4000, styleGeneric) // sequences, help, screenshots
 			}
@@ -209,6 +212,13 @@ func familyOf(path string) (pf *pairFamily, sf *startFamily, scene bool) {
 // bodySlot is a raw slot whose bytes (and parts) body makes.
 func bodySlot(body func(g *gen, rng *rand.Rand) ([]byte, []treeEntry)) slot {
 	return slot{kind: slotRaw, weight: 1, body: body}
+}
+
+// assetSlot is a bodySlot whose bytes are an asset of kind k.
+func assetSlot(k assetKind, body func(g *gen, rng *rand.Rand) ([]byte, []treeEntry)) slot {
+	s := bodySlot(body)
+	s.asset = k
+	return s
 }
 
 // matlist is an ARMOR textures extent: a list of PIF textures, raw.

@@ -244,14 +244,18 @@ func manifest(files []*genFile) []ManifestEntry {
 		if e.content != nil {
 			content, base = e.content, -e.contentOff
 		}
+		stored := path + formatSuffix(e.asset) // VAG, PSS and IRX bytes are named by format
 		switch {
 		case e.sum != "":
-			out = append(out, pending{path: path, size: e.n, sum: e.sum})
+			out = append(out, pending{path: stored, size: e.n, sum: e.sum})
 		case e.decoded != nil:
 			out = append(out, pending{path: path, size: e.decoded.plainSize, sum: e.decoded.plainSHA})
 			out = append(out, pending{path: path + ".wad", size: e.n, j: want(content, base+e.off, e.n)})
 		default:
-			out = append(out, pending{path: path, size: e.n, j: want(content, base+e.off, e.n)})
+			out = append(out, pending{path: stored, size: e.n, j: want(content, base+e.off, e.n)})
+		}
+		for _, v := range views(path, e) {
+			out = append(out, pending{path: v.Path, size: v.Size, sum: v.SHA1})
 		}
 		for _, p := range e.parts {
 			if e.decoded != nil || e.sum != "" {

@@ -14,6 +14,7 @@ const (
 	mpegFirstBeyond = 15
 	mpegInMPEG1     = 30
 	mpegInMPEG2     = 3
+	mpegSentinels   = 2 // videos 48 and 49: past the run
 )
 
 // runVideo is one video stored in MPEG1.WAD or MPEG2.WAD.
@@ -75,7 +76,7 @@ func fillBeyond(files []*genFile) error {
 			rel := p.f.lba - mpeg.lba
 			sec, n = uint32(rel+p.video.off/sectorSize), uint32(p.video.n)
 			mpeg.entries = append(mpeg.entries, treeEntry{idx: slot, name: mpegSlotNames[slot], off: rel*sectorSize + p.video.off, n: p.video.n,
-				content: p.f.content, contentOff: rel * sectorSize, inFile: p.f.path[2:]})
+				content: p.f.content, contentOff: rel * sectorSize, inFile: p.f.path, asset: assetPSS})
 			mpeg.info.Shown++
 			mpeg.info.Coverage += sectorsOf(p.video.n)
 		} else {

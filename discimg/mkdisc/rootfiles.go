@@ -49,8 +49,12 @@ func (g *gen) plainFile(inv invFile) (*genFile, error) {
 		if inv.Path == "G/MPEG1.WAD" {
 			rawContent(c, 0, sectorSize, inv.Path, 0, styleGeneric, rng, g.small())
 		}
+		first := mpegFirstBeyond // video NN of each: MPEG.WAD's table points at them
+		if inv.Path == "G/MPEG2.WAD" {
+			first += mpegInMPEG1
+		}
 		for i, v := range runVideos(inv.Path, c.size) {
-			rawContent(c, v.off, v.n, inv.Path, i+1, styleVideo, g.rng(inv.Path, "video", i), g.small())
+			rawContent(c, v.off, v.n, inv.Path, first+i, styleVideo, g.rng(inv.Path, "video", i), g.small())
 		}
 		if inv.Path == "G/MPEG1.WAD" {
 			// first word 7,864,320: no header size of any family

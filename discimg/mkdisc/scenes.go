@@ -145,15 +145,25 @@ func (g *gen) buildSceneRecords(inv invFile) (*genFile, error) {
 		off := e.start * sectorSize
 		n := min(e.secs*sectorSize, fileSize-off)
 		var st *stream
+		var vag []byte
 		if e.stream != nil {
 			st = e.stream
 			f.content.put(off, st.data)
 		} else {
-			rawContent(f.content, off, n, inv.Path+"/"+e.label, e.words[0], styleSoundBank, g.rng(inv.Path, e.words[0], "raw"), g.small())
+			// speech is VAG sound; the scene's subtitles stay raw bytes
+			style := styleVAG
+			if e.label == "subtitles" {
+				style = styleGeneric
+			}
+			vag = rawContent(f.content, off, n, inv.Path+"/"+e.label, e.words[0], style, g.rng(inv.Path, e.words[0], "raw"), g.small())
 		}
 		for _, w := range e.words {
 			words[w] = uint32(e.start)
-			f.entries = append(f.entries, treeEntry{idx: w, name: fmt.Sprintf("scene%02d/%s", w/sceneWords, sceneWordName(w%sceneWords)), off: off, n: n, decoded: st})
+			te := treeEntry{idx: w, name: fmt.Sprintf("scene%02d/%s", w/sceneWords, sceneWordName(w%sceneWords)), off: off, n: n, decoded: st}
+			if vag != nil {
+				te.asset, te.data = assetVAG, vag
+			}
+			f.entries = append(f.entries, te)
 		}
 		if e.sizeAt >= 0 {
 			words[e.sizeAt] = uint32(e.secs)

@@ -3,7 +3,11 @@ package mkdisc
 import (
 	"encoding/binary"
 	"fmt"
+	"image/color"
 	"math/rand/v2"
+	"strings"
+
+	"gcfs/assets"
 )
 
 // Structured contents: the parts DISC-FACTS "Formats of the parts" describes,
@@ -11,52 +15,23 @@ import (
 // to show: PIF textures, texlists and matlists, the irx bundle of IOP
 // modules, RGBA blobs behind a {w, h} header, credits text blobs.
 
-// pifTexture is a PIF texture: the 0x20-byte header (magic "2FIP", file
-// size, width, height, format 0x13 (8-bit) or 0x94 (4-bit), clut format,
-// clut order, mip levels), the RGBA32 palette (8-bit palettes in the PS2's
-// swizzled order), then the pixels (4-bit: low nibble first).
+// pifTexture is a PIF texture (assets.WritePIF: the 0x20-byte header, the
+// palette, 8-bit palettes stored in the PS2's swizzled order, PS2 alpha
+// 0..0x80, the pixels), w×h at depth 4 or 8, of a pattern drawn from rng.
 func pifTexture(rng *rand.Rand, w, h, depth int) []byte {
-	colours, format := 256, uint32(0x13)
-	if depth == 4 {
-		colours, format = 16, 0x94
-	}
-	pixels := w * h * depth / 8
-	b := make([]byte, 0x20+4*colours+pixels)
-	le := binary.LittleEndian
-	copy(b, "2FIP")
-	le.PutUint32(b[4:], uint32(len(b)))
-	le.PutUint32(b[8:], uint32(w))
-	le.PutUint32(b[12:], uint32(h))
-	le.PutUint32(b[16:], format)
-	le.PutUint32(b[20:], 0)
-	le.PutUint32(b[24:], 0)
-	le.PutUint32(b[28:], 1)
-	pal := b[0x20 : 0x20+4*colours]
+	colours := 1 << depth
 	base := rng.IntN(256)
-	for i := range colours {
-		at := i
-		if depth == 8 {
-			at = i&^0x18 | (i&0x08)<<1 | (i&0x10)>>1 // bits 3 and 4 swapped
-		}
-		pal[4*at] = byte(base + i*3)
-		pal[4*at+1] = byte(255 - i)
-		pal[4*at+2] = byte(i * 7)
-		pal[4*at+3] = byte(min(0x80, i*0x80/(colours-1))) // PS2 alpha 0..0x80
+	pal := make([]color.RGBA, colours)
+	for i := range pal {
+		pal[i] = color.RGBA{R: byte(base + i*3), G: byte(255 - i), B: byte(i * 7), A: byte(min(0x80, i*0x80/(colours-1)))}
 	}
-	px := b[0x20+4*colours:]
+	idx := make([]byte, w*h)
 	for y := range h {
 		for x := range w {
-			v := (x*3 + y*5 + base) % colours
-			if depth == 8 {
-				px[y*w+x] = byte(v)
-			} else if i := y*w + x; i%2 == 0 {
-				px[i/2] |= byte(v)
-			} else {
-				px[i/2] |= byte(v) << 4
-			}
+			idx[y*w+x] = byte((x*3 + y*5 + base) % colours)
 		}
 	}
-	return b
+	return assets.WritePIF(w, h, depth, pal, idx)
 }
 
 // randomTexture is a PIF of a size drawn from rng, both depths.
@@ -74,35 +49,65 @@ func randomTexture(rng *rand.Rand, small bool) []byte {
 }
 
 // rgbaBlob is raw RGBA behind a 16-byte {s32 width, s32 height, 8 bytes}
-// header (BONUS credits_images, the irx image).
+// header (BONUS credits_images, the irx image), PS2 alpha.
 func rgbaBlob(rng *rand.Rand, w, h int) []byte {
-	b := make([]byte, 16+4*w*h)
-	binary.LittleEndian.PutUint32(b[0:], uint32(w))
-	binary.LittleEndian.PutUint32(b[4:], uint32(h))
 	seed := rng.IntN(256)
-	for i := 0; i < w*h; i++ {
-		p := b[16+4*i:]
-		p[0], p[1], p[2], p[3] = byte(i%w*4+seed), byte(i/w*4), byte(seed), 0x80
+	pix := make([]color.RGBA, w*h)
+	for i := range pix {
+		pix[i] = color.RGBA{R: byte(i%w*4 + seed), G: byte(i / w * 4), B: byte(seed), A: byte(i % 0x81)}
 	}
-	return b
+	return assets.WriteRGBABlob(w, h, pix)
 }
 
-// iopModule is an IOP module: an ELF32 little-endian MIPS header (type 0xff80,
-// IRX) and a body of n bytes in all.
+// iopModule is an IOP module (an IRX: a MIPS ELF of type 0xff80), n bytes.
 func iopModule(rng *rand.Rand, name string, n int) []byte {
-	n = max(n, 0x100)
-	b := make([]byte, n)
-	le := binary.LittleEndian
-	copy(b, "\x7fELF\x01\x01\x01")
-	le.PutUint16(b[16:], 0xff80) // ET_SCE_IOPRELEXEC
-	le.PutUint16(b[18:], 8)      // EM_MIPS
-	le.PutUint32(b[20:], 1)
-	le.PutUint16(b[40:], 52)
-	copy(b[0x80:], "GCFS synthetic IOP module "+name)
-	for i := 0xc0; i+4 <= n; i += 4 {
-		le.PutUint32(b[i:], 0x24020000|rng.Uint32()&0xffff)
+	return assets.WriteIRX(max(n, 0x100), name)
+}
+
+// vagSound is a VAG of a sine sweep drawn from rng (20 to 60 frames), at
+// most n bytes: the audio families and the scenes' speech hold VAGs.
+func vagSound(rng *rand.Rand, label string, n int64) []byte {
+	rate := []int{11025, 22050, 24000, 44100, 48000}[rng.IntN(5)]
+	frames := 20 + rng.IntN(41)
+	if max := (n - assets.VAGHeaderSize) / 16; int64(frames) > max {
+		frames = int(max)
 	}
-	return b
+	if frames < 1 {
+		return nil
+	}
+	f0 := 200 + rng.IntN(800)
+	name := label
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return assets.EncodeVAG(assets.SineSweep(frames*28, rate, f0, f0*4, 12000), rate, name)
+}
+
+// videoRateCode is the frame_rate_code of video NN's sequence header: its
+// subtitles are timed at that rate.
+func videoRateCode(nn int) int { return [3]int{4, 3, 5}[nn%3] } // 29.97, 25, 30
+
+// subtitleBlob is subtitles NN: a few cues in the five languages, at most n
+// bytes (fewer cues when n is small).
+func subtitleBlob(rng *rand.Rand, nn int, n int64) []byte {
+	var cues []assets.SubtitleCue
+	frame := int16(30 + rng.IntN(60))
+	for c := 0; c < 2+rng.IntN(5); c++ {
+		cue := assets.SubtitleCue{Start: frame, Stop: frame + int16(40+rng.IntN(120))}
+		for l, lang := range assets.Languages {
+			cue.Text[l] = fmt.Sprintf("[%s] Line %d of video %02d", lang, c+1, nn)
+		}
+		if c == 1 {
+			cue.Text[2] = "" // a cue one language does not carry
+		}
+		next := append(append([]assets.SubtitleCue(nil), cues...), cue)
+		if int64(len(assets.WriteSubtitles(next))) > n {
+			break
+		}
+		cues = next
+		frame = cue.Stop + int16(10+rng.IntN(50))
+	}
+	return assets.WriteSubtitles(cues)
 }
 
 // itemList lays items out as a texlist/matlist: s32 count, s32
@@ -128,7 +133,7 @@ func itemList(items [][]byte, sums bool) ([]byte, []treeEntry) {
 		if i+1 < len(items) {
 			next = offs[i+1]
 		}
-		e := treeEntry{name: fmt.Sprintf("%0*d", w, i), off: offs[i], n: next - offs[i]}
+		e := treeEntry{name: fmt.Sprintf("%0*d", w, i), off: offs[i], n: next - offs[i], asset: assetPIF, data: it}
 		if sums {
 			e.sum = sha1Hex(b[offs[i]:next])
 		} else if i == len(items)-1 {
@@ -180,7 +185,11 @@ func irxBundle(rng *rand.Rand, n int) ([]byte, []treeEntry) {
 		out = append(out, it.b...)
 		binary.LittleEndian.PutUint32(out[8*slot:], uint32(pos))
 		binary.LittleEndian.PutUint32(out[8*slot+4:], uint32(len(it.b)))
-		parts = append(parts, treeEntry{name: it.name, off: pos, n: int64(len(it.b)), sum: sha1Hex(it.b)})
+		kind := assetELF
+		if i == 0 {
+			kind = assetRGBA
+		}
+		parts = append(parts, treeEntry{name: it.name, off: pos, n: int64(len(it.b)), sum: sha1Hex(it.b), asset: kind, data: it.b})
 		pos += int64(len(it.b))
 		for pos%16 != 0 {
 			out = append(out, 0)

@@ -31,7 +31,24 @@ type treeEntry struct {
 	contentOff int64 // where content's first byte lies, relative to the container
 	inFile     string
 	idx        int // table index (container entries)
+	// asset is what the entry's content is (views and format names follow
+	// from it), data the asset's own bytes (what its view is made from).
+	asset assetKind
+	data  []byte
 }
+
+// assetKind is what an entry holds, as the generator wrote it.
+type assetKind int
+
+const (
+	assetNone      assetKind = iota
+	assetPIF                 // a PIF texture: NAME.png beside it
+	assetRGBA                // raw RGBA behind {w, h}: NAME.png
+	assetVAG                 // a VAG: named NAME.vag, NAME.wav beside it
+	assetPSS                 // a video: named NAME.pss
+	assetELF                 // an IOP module: named NAME.irx
+	assetSubtitles           // a GC subtitle blob: NAME.d/<language>.srt
+)
 
 // genFile is one file of the image with everything the generator knows of it.
 type genFile struct {
@@ -98,6 +115,7 @@ type slot struct {
 	// beyond: the extent lies past the container, in the files behind it
 	// (placed by fillBeyond once the image is laid out).
 	beyond bool
+	asset  assetKind // what a body's or a decoded slot's content is
 }
 
 // entryName is the SPEC name of table entry i of a container whose
@@ -284,12 +302,25 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 			case s.kind == slotWAD:
 				e.decoded = streams[i]
 				e.parts = streams[i].parts
+				e.asset, e.data = s.asset, streams[i].plain
 				f.content.put(off, streams[i].data)
 			case bodies[i] != nil:
 				f.content.put(off, bodies[i])
 				e.parts = toEnd(bodyParts[i], shown)
+				e.asset, e.data = s.asset, bodies[i]
 			default:
-				rawContent(f.content, off, shown, inv.Path+"/"+e.name, i, s.style, g.rng(inv.Path, i, "raw"), g.small())
+				idx := i
+				if s.style == styleVideo {
+					idx, e.asset = i/2, assetPSS // video NN
+				}
+				e.data = rawContent(f.content, off, shown, inv.Path+"/"+e.name, idx, s.style, g.rng(inv.Path, i, "raw"), g.small())
+				switch {
+				case e.data == nil:
+				case s.style == styleVAG:
+					e.asset = assetVAG
+				case s.style == styleSubtitles:
+					e.asset = assetSubtitles
+				}
 			}
 			f.entries = append(f.entries, e)
 			info.Coverage += sectorsOf(shown)
@@ -387,8 +418,10 @@ func (g *gen) buildStartList(sf *startFamily, inv invFile) (*genFile, error) {
 		}
 		return secs[d] * sectorSize
 	}
+	// every extent of the global AUDIO is a VAG sound
+	vags := make([][]byte, distinct)
 	for d := 0; d < distinct; d++ {
-		rawContent(f.content, starts[d]*sectorSize, extentLen(d), inv.Path, d, styleGeneric, g.rng(inv.Path, d, "raw"), g.small())
+		vags[d] = rawContent(f.content, starts[d]*sectorSize, extentLen(d), inv.Path, d, styleVAG, g.rng(inv.Path, d, "raw"), g.small())
 		info.Coverage += sectorsOf(extentLen(d))
 	}
 	for i, v := range vals {
@@ -401,7 +434,11 @@ func (g *gen) buildStartList(sf *startFamily, inv invFile) (*genFile, error) {
 			info.Sentinels++
 		default:
 			word = uint32(starts[v])
-			f.entries = append(f.entries, treeEntry{name: entryName(sf.names, i, sf.entries()), off: starts[v] * sectorSize, n: extentLen(v)})
+			e := treeEntry{name: entryName(sf.names, i, sf.entries()), off: starts[v] * sectorSize, n: extentLen(v)}
+			if vags[v] != nil {
+				e.asset, e.data = assetVAG, vags[v]
+			}
+			f.entries = append(f.entries, e)
 		}
 		binary.LittleEndian.PutUint32(hdr[8+4*i:], word)
 	}
