@@ -100,8 +100,10 @@ func checkGenerated(t *testing.T, img *discimg.Image, res *mkdisc.Result, hash b
 		for _, x := range c.Extents {
 			p := want.Path + "/" + x.Name
 			m, ok := manifest[p+".wad"]
-			if !ok {
-				m, ok = manifest[p]
+			for _, suffix := range []string{"", ".vag", ".pss"} { // stored assets are named by format
+				if !ok {
+					m, ok = manifest[p+suffix]
+				}
 			}
 			if !ok || m.Size != x.Size {
 				t.Errorf("%s: extent %+v, manifest %+v (found %v)", p, x, m, ok)

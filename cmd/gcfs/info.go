@@ -19,7 +19,7 @@ func infoCommand() *cli.Command {
 		ArgsUsage: "IMAGE PATH",
 		Description: "JSON keys are the xattr names without user.gcfs. (\"level_id\": 30), numbers as numbers; " +
 			"a container adds its table: reading, coverage, candidates, skipped, entries.",
-		Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}, maxDecodedFlag()},
+		Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}, maxDecodedFlag(), noViewsFlag()},
 		Action: runInfo,
 	}
 }
@@ -177,6 +177,15 @@ func nodeInfo(n *fsnode.Node) *infoFields {
 	}
 	if err := n.PartsError(); err != nil {
 		f.set("parts_error", err.Error())
+	}
+	if err := n.ViewError(); err != nil {
+		f.set("view_error", err.Error())
+	}
+	if rate, note := n.FrameRate(); rate.Num != 0 {
+		f.set("frame_rate", rate.String())
+		if note != "" {
+			f.set("frame_rate_note", note)
+		}
 	}
 	if ps, of := n.Parts(); ps != nil {
 		f.set("parts_of", of.Path())

@@ -55,10 +55,10 @@ func mkdiscAndVerify(t *testing.T, layout string, wantSize int64) {
 		have[e.Path] = true
 	}
 	for _, p := range []string{"SYSTEM.CNF", "RC2.HDR", "G/MPEG1.WAD", "G/LEVEL21.WAD/gameplay", "G/LEVEL21.WAD/gameplay.wad",
-		"G/MISC.WAD/irx", "G/MISC.WAD/irx.wad", "G/ARMOR.WAD/wrench5_textures", "G/MPEG.WAD/video00", "G/SCENE0.WAD/scene00/speech_english_left", "G/AUDIO.WAD/vendor/000",
+		"G/MISC.WAD/irx", "G/MISC.WAD/irx.wad", "G/ARMOR.WAD/wrench5_textures", "G/MPEG.WAD/video00.pss", "G/SCENE0.WAD/scene00/speech_english_left.vag", "G/AUDIO.WAD/vendor/000.vag", "G/AUDIO.WAD/vendor/000.wav", "G/BONUS.WAD/goodies_images/00.png", "G/BONUS.WAD/credits_images/00.png", "G/BONUS.WAD/paintings/05",
 		"G/LEVEL1.WAD/data.d/core_data", "G/LEVEL1.WAD/data.d/transition_textures.d/00", "G/LEVEL1.WAD/chunk0.d/collision",
-		"G/MISC.WAD/irx.d/989snd", "G/ARMOR.WAD/armor0_textures.d/00", "G/MPEG.WAD/video20", "G/HUD.WAD/hud_bank4",
-		"G/BONUS.WAD/credits_text", "G/AUDIO3.WAD/thermanator_thaw"} {
+		"G/MISC.WAD/irx.d/989snd.irx", "G/MISC.WAD/irx.d/image.png", "G/MPEG.WAD/subtitles07.d/italian.srt", "G/ARMOR.WAD/armor0_textures.d/00", "G/MPEG.WAD/video20.pss", "G/HUD.WAD/hud_bank4",
+		"G/BONUS.WAD/credits_text", "G/AUDIO3.WAD/thermanator_thaw.vag"} {
 		if !have[p] {
 			t.Errorf("manifest has no %s", p)
 		}

@@ -44,6 +44,7 @@ func mountCommands() []*cli.Command {
 				&cli.StringSliceFlag{Name: "o", Usage: "comma list of mount options: allow_other, uid=N, gid=N, umask=OCTAL, others go to FUSE"},
 				&cli.BoolFlag{Name: "debug", Usage: "log the FUSE request trace and the cache counters"},
 				&cli.StringFlag{Name: "log-file", Usage: "append the server's log here (default: stderr in the foreground, nowhere in the background)"},
+				noViewsFlag(),
 			},
 			Action: mountAction,
 		},
@@ -69,13 +70,14 @@ type mountConfig struct {
 	rawOpts           []string // the -o values as given, for the re-exec
 	debug             bool
 	logFile           string
+	noViews           bool
 }
 
 func parseMountArgs(c *cli.Context) (*mountConfig, error) {
 	if c.NArg() != 2 {
 		return nil, fmt.Errorf("mount: want IMAGE MOUNTPOINT, got %d argument(s) (see gcfs mount --help)", c.NArg())
 	}
-	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), debug: c.Bool("debug"), logFile: c.String("log-file")}
+	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), debug: c.Bool("debug"), logFile: c.String("log-file"), noViews: c.Bool("no-views")}
 	// fusermount3 refuses a mount point given through a symlink; mount where it points.
 	if r, err := filepath.EvalSymlinks(cfg.mountpoint); err == nil {
 		cfg.mountpoint = r
@@ -258,6 +260,9 @@ func startBackground(cfg *mountConfig) error {
 	if cfg.debug {
 		args = append(args, "--debug")
 	}
+	if cfg.noViews {
+		args = append(args, "--no-views")
+	}
 	if cfg.logFile != "" {
 		lf, _ := filepath.Abs(cfg.logFile)
 		args = append(args, "--log-file", lf)
@@ -406,7 +411,7 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 	defer signal.Stop(sigs)
 
 	start := time.Now()
-	tree, err := fsnode.Build(img, fsnode.Options{CacheSize: cfg.cacheSize, MaxDecoded: cfg.maxDecoded, Logf: logf})
+	tree, err := fsnode.Build(img, fsnode.Options{CacheSize: cfg.cacheSize, MaxDecoded: cfg.maxDecoded, NoViews: cfg.noViews, Logf: logf})
 	if err != nil {
 		return fmt.Errorf("%s: %v", cfg.image, err)
 	}

@@ -38,6 +38,12 @@ func maxDecodedFlag() cli.Flag {
 	}
 }
 
+// noViewsFlag hides the views (PNG, WAV, SRT) for scripts that want only
+// disc bytes.
+func noViewsFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "no-views", Usage: "hide the views (NAME.png, NAME.wav, NAME.d/*.srt): only the disc's bytes"}
+}
+
 // openedTree is an image file, its ISO tree and the fsnode model over it.
 type openedTree struct {
 	path string
@@ -67,6 +73,7 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 	var mu sync.Mutex
 	tree, err := fsnode.Build(img, fsnode.Options{
 		MaxDecoded: maxDec,
+		NoViews:    c.Bool("no-views"),
 		CacheSize:  64 << 20,
 		Logf: func(format string, args ...any) {
 			mu.Lock()
@@ -144,6 +151,8 @@ func typeName(n *fsnode.Node) string {
 		return "dir"
 	case fsnode.Decoded:
 		return "decoded"
+	case fsnode.View:
+		return "view"
 	}
 	return "file"
 }

@@ -85,8 +85,7 @@ var (
 		credImg := fieldIndex(bonusArrays, "credits_images", 0)
 		for i := range s {
 			switch {
-			case i > 300:
-			case i == 300:
+			case i == 327: // paintings/05: raw, the last extent (it takes the tail overrun)
 				s[i] = rawSlot(rng, 1, 4000, 8000, styleGeneric)
 			case i == credText:
 				s[i] = bodySlot(creditsText)

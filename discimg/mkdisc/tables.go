@@ -310,8 +310,11 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 				e.asset, e.data = s.asset, bodies[i]
 			default:
 				idx := i
-				if s.style == styleVideo {
+				switch s.style {
+				case styleVideo:
 					idx, e.asset = i/2, assetPSS // video NN
+				case styleSubtitles:
+					idx = i / 2 // subtitles NN
 				}
 				e.data = rawContent(f.content, off, shown, inv.Path+"/"+e.name, idx, s.style, g.rng(inv.Path, i, "raw"), g.small())
 				switch {
