@@ -180,6 +180,9 @@ func (b *builder) subtitleViews(n *Node, r io.ReaderAt, size int64) {
 			notes = append(notes, fmt.Sprintf("no %s.srt: %v", lang, err))
 			continue
 		}
+		if len(srt) == 0 {
+			continue // no cue in this language: no file
+		}
 		d.Children = append(d.Children, &Node{Name: lang + ".srt", Kind: View, Parent: d, tree: b.t, size: int64(len(srt)),
 			vm: &viewMeta{source: n, kind: ViewSRT, lang: l}})
 	}

@@ -66,7 +66,7 @@ func views(path string, e treeEntry) []ManifestEntry {
 		}
 		var out []ManifestEntry
 		for l, lang := range assets.Languages {
-			if srt, err := s.SRT(l, rate); err == nil {
+			if srt, err := s.SRT(l, rate); err == nil && len(srt) > 0 {
 				out = append(out, one(path+".d/"+lang+".srt", srt)...)
 			}
 		}
