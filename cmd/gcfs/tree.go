@@ -68,6 +68,8 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 	tree, err := fsnode.Build(img, fsnode.Options{
 		MaxDecoded: maxDec,
 		CacheSize:  64 << 20,
+		// These commands report each failing file themselves, once.
+		QuietFileErrors: reportsFiles[c.Command.Name],
 		Logf: func(format string, args ...any) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -80,6 +82,10 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 	}
 	return &openedTree{path: path, file: f, img: img, tree: tree}, nil
 }
+
+// reportsFiles: the commands that print an error line for every file they
+// cannot read (the tree need not log them too).
+var reportsFiles = map[string]bool{"cat": true, "manifest": true, "verify": true, "extract": true}
 
 // lookup finds PATH in the tree, with an error naming the image.
 // openNode opens the tree of the image named by the first argument and
