@@ -166,7 +166,7 @@ func checkMountpoint(dir string) error {
 		// always asks the server, and a dead one answers ENOTCONN.
 		var sf syscall.Statfs_t
 		if err := syscall.Statfs(dir, &sf); errors.Is(err, syscall.ENOTCONN) {
-			return fmt.Errorf("mount point %s is a dead FUSE mount (its server is gone); run gcfs umount %s", dir, dir)
+			return fmt.Errorf("mount point %s is a dead FUSE mount (transport endpoint is not connected); run gcfs umount %s", dir, dir)
 		}
 		return fmt.Errorf("mount point %s is already a mount", dir)
 	}
