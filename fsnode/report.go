@@ -46,7 +46,7 @@ func (t *Tree) logImageProblems() {
 		}
 	}
 	if img.MoreProblems > 0 {
-		t.logf("%d more problems in the ISO directories not recorded", img.MoreProblems)
+		t.logf("and %d more problems in the ISO directories, counted, not kept", img.MoreProblems)
 	}
 }
 

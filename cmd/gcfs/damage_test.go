@@ -311,7 +311,7 @@ func TestRepeatedWarningsSummarised(t *testing.T) {
 	for _, l := range strings.Split(r.errOut, "\n") {
 		var n int
 		if i := strings.Index(l, "warning: "); i >= 0 {
-			if _, err := fmt.Sscanf(l[i+len("warning: "):], "%d more", &n); err == nil {
+			if _, err := fmt.Sscanf(strings.TrimPrefix(l[i+len("warning: "):], "and "), "%d more", &n); err == nil {
 				total += n
 			}
 		}

@@ -81,6 +81,8 @@ func runLs(c *cli.Context) error {
 			e := lsEntry{Path: x.Path(), Name: x.Name, Type: typeName(x), Mode: modeString(x), Size: x.Size(), Ino: x.Ino}
 			if err := x.Err(); err != nil && !x.IsDir() {
 				e.Error = err.Error()
+			} else if err := x.LostEntries(); err != nil {
+				e.Error = err.Error()
 			}
 			out = append(out, e)
 		}
