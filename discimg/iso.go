@@ -356,7 +356,7 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 					pending.Size += rec.size
 					pendingEnd = rec.lba*SectorSize + rec.size
 				} else if pending.Err == nil {
-					im.fail(pending, &FormatError{What: "file /" + pending.Path, Offset: off, Reason: "multi-extent file whose extents are not contiguous; only the first extent is served"})
+					im.fail(pending, &FormatError{What: "file /" + pending.Path, Offset: off, Reason: "multi-extent file whose extents are not contiguous; it is listed with its first extent and not served"})
 				}
 				if rec.flags&flagMultiExtent == 0 {
 					w.finishFile(pending, pendingOff)

@@ -13,6 +13,7 @@ import (
 
 	"gcfs/discimg"
 	"gcfs/discimg/isowriter"
+	"gcfs/discimg/mkdisc"
 	"gcfs/fsnode"
 	"gcfs/fsnode/testdisc"
 )
@@ -321,5 +322,36 @@ func TestRepeatedWarningsSummarised(t *testing.T) {
 	}
 	if got := treeOK(t, "ls", p, "D"); strings.TrimSpace(got) != "DUP" {
 		t.Errorf("ls D: %q, want the one DUP", got)
+	}
+}
+
+// Issue 10 case 3, as reported: a multi-extent file whose extents are not
+// contiguous was served as its first extent; now every front end refuses it.
+func TestMultiExtentNotContiguousRefused(t *testing.T) {
+	img, _ := genLayout(t, mkdisc.Small)
+	// RC2.HDR becomes the first extent of a file whose second is
+	// SCUS_972.68's (renamed), which does not follow it.
+	if err := testdisc.PatchRecord(img, "RC2.HDR", func(rec []byte) { rec[25] |= 0x80 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := testdisc.PatchRecord(img, "SCUS_972.68", func(rec []byte) {
+		rec[32] = 9
+		copy(rec[33:33+13], "RC2.HDR;1\x00\x00\x00\x00")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const name = "RC2.HDR"
+	r := treeFails(t, "cat", img, name)
+	if r.out != "" || !strings.Contains(r.err.Error(), "not contiguous") {
+		t.Errorf("cat: %d bytes, %v", len(r.out), r.err)
+	}
+	r = treeFails(t, "manifest", img)
+	if strings.Contains(r.out, name+"\t") || linesWith(r.errOut, name) != 1 {
+		t.Errorf("manifest: listed %v, stderr %s", strings.Contains(r.out, name+"\t"), r.errOut)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	r = treeFails(t, "extract", "-q", img, out)
+	if _, err := os.Stat(filepath.Join(out, name)); err == nil || linesWith(r.errOut, name) != 1 {
+		t.Errorf("extract: wrote it (%v), stderr %s", err == nil, r.errOut)
 	}
 }
