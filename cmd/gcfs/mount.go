@@ -424,8 +424,12 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 	}
 	opt := cfg.fuse
 	// The front end's lines go through the tree's limiter too: repeated
-	// problems are summarised, the counts logged as the mount ends.
+	// problems are summarised, the counts logged as the mount ends. With
+	// --debug (the FUSE request trace) every line is kept.
 	opt.Logf = tree.Logf
+	if cfg.debug {
+		opt.Logf = logf
+	}
 	defer tree.FlushLog()
 	opt.Image = f
 	opt.FsName, _ = filepath.Abs(cfg.image)
