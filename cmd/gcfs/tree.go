@@ -46,7 +46,12 @@ type openedTree struct {
 	tree *fsnode.Tree
 }
 
-func (o *openedTree) Close() error { return o.file.Close() }
+// Close says how many warnings were held back since the tree was built
+// (the limiter's counts) and closes the image.
+func (o *openedTree) Close() error {
+	o.tree.FlushLog()
+	return o.file.Close()
+}
 
 // openTree opens IMAGE and builds the tree. Problems found while building are
 // printed to stderr as warnings, prefixed with the image's name.
