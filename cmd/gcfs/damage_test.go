@@ -258,6 +258,18 @@ func TestManifestImageShrinks(t *testing.T) {
 		func(int64, int64) error { return nil }); !errors.Is(err, fsnode.ErrShortImage) {
 		t.Errorf("sparseWalk past the current end: %v, want ErrShortImage", err)
 	}
+	// extract's raw copies go through the same walk.
+	out, err := os.Create(filepath.Join(t.TempDir(), "ZTAIL.DUP"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := copyRawSparse(out, f, off, size, make([]byte, 1<<16)); !errors.Is(err, fsnode.ErrShortImage) {
+		t.Errorf("extract's copy past the current end: %v, want ErrShortImage", err)
+	}
+	if err := copyRangeKernel(int(out.Fd()), int(f.Fd()), out, f, off, off+size, off, make([]byte, 1<<16)); !errors.Is(err, fsnode.ErrShortImage) {
+		t.Errorf("extract's small-file copy past the current end: %v, want ErrShortImage", err)
+	}
 }
 
 // Issue 10 case 5: thousands of duplicate records are a few lines and a count.
