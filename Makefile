@@ -3,6 +3,7 @@ export PATH := /usr/local/go/bin:$(PATH)
 GO      ?= go
 BIN     := bin/gcfs
 FUZZTIME ?= 30s
+FUZZMINIMIZE ?= 2s
 DEMO    := $(CURDIR)/.demo
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
@@ -28,11 +29,20 @@ check-mounts:
 bench: build
 	$(GO) test -run '^$$' -bench . -timeout 60m ./... | tee bench.out
 
+# Each target fuzzes for FUZZTIME; a new interesting input is minimised for at
+# most FUZZMINIMIZE (Go's default, 60s, left little time to fuzz). The output
+# ends with the execs of every target.
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@set -e; log=$$(mktemp); sum=$$(mktemp); trap 'rm -f $$log $$sum' EXIT; \
+	for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
-	  done; done
+	    echo "fuzz $$pkg $$t"; \
+	    if ! $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg >$$log 2>&1; then \
+	      cat $$log; echo "fuzz $$pkg $$t: FAILED"; exit 1; fi; \
+	    execs=$$(grep -o 'execs: [0-9]*' $$log | tail -n 1 | cut -d' ' -f2); \
+	    echo "  $$t: $${execs:-0} execs in $(FUZZTIME)" | tee -a $$sum; \
+	  done; done; \
+	echo "fuzz: execs per target"; cat $$sum
 
 demo: demo-deps build
 	./scripts/demo.sh $(BIN) $(DEMO)

@@ -65,6 +65,9 @@ type Image struct {
 	Root *Entry
 	// Problems lists every per-entry error found while walking (also in Entry.Err).
 	Problems []error
+	// MoreProblems counts the problems found past the first 1,000, which
+	// are not kept in Problems.
+	MoreProblems int
 
 	byPath map[string]*Entry // every listed entry by Path, built by Open
 }

@@ -45,14 +45,13 @@ func Open(r io.ReaderAt, size int64) (*Image, error) {
 	im.Root = root
 	im.byPath[""] = root
 	if err != nil {
-		root.Err = err
-		im.Problems = append(im.Problems, err)
+		im.fail(root, rootRecordErr(err))
 		return im, nil
 	}
 	root.LBA, root.Size = rec.lba, rec.size
 	im.Vol.RootLBA = rec.lba
 	if rec.err != nil {
-		im.fail(root, rec.err)
+		im.fail(root, rootRecordErr(rec.err))
 		return im, nil
 	}
 	w := walker{im: im, buf: make([]byte, SectorSize)}
@@ -240,7 +239,30 @@ func (w *walker) where(e *Entry) string {
 // fail records an entry's error.
 func (im *Image) fail(e *Entry, err error) {
 	e.Err = err
+	im.problem(err)
+}
+
+// maxProblems bounds Problems: past it problems are counted in MoreProblems,
+// so that an image of a million bad records costs a counter, not a million
+// errors (an entry's own Err is kept whatever the count).
+const maxProblems = 1000
+
+// problem records one problem of the walk.
+func (im *Image) problem(err error) {
+	if len(im.Problems) >= maxProblems {
+		im.MoreProblems++
+		return
+	}
 	im.Problems = append(im.Problems, err)
+}
+
+// rootRecordErr names the root directory in an error about its record.
+func rootRecordErr(err error) error {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		fe.What = "root directory record (in the primary volume descriptor)"
+	}
+	return err
 }
 
 // walk reads directory d's records and its subdirectories. ancestors holds the
@@ -299,7 +321,7 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 			if b[pos] == 0 {
 				// Zero padding to the sector's end; anything after it would be damage.
 				if i := firstNonZero(b[pos:]); i >= 0 {
-					im.Problems = append(im.Problems, &FormatError{What: what, Offset: off + int64(i), Reason: "non-zero bytes after the sector's zero padding ignored"})
+					im.problem(&FormatError{What: what, Offset: off + int64(i), Reason: "non-zero bytes after the sector's zero padding ignored"})
 				}
 				break
 			}
@@ -309,7 +331,7 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 				if errors.As(err, &fe) {
 					fe.What = "directory record in " + w.where(d)
 				}
-				im.Problems = append(im.Problems, err)
+				im.problem(err)
 				if rec != nil {
 					pos += rec.length
 					continue
@@ -325,7 +347,7 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 			}
 			name, nerr := recordName(rec.id)
 			if nerr != nil {
-				im.Problems = append(im.Problems, &FormatError{What: "directory record in " + w.where(d), Offset: off, Reason: nerr.Error() + "; not listed"})
+				im.problem(&FormatError{What: "directory record in " + w.where(d), Offset: off, Reason: nerr.Error() + "; not listed"})
 				continue
 			}
 			// A continuation of a multi-extent file carries the same name.
@@ -334,7 +356,7 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 					pending.Size += rec.size
 					pendingEnd = rec.lba*SectorSize + rec.size
 				} else if pending.Err == nil {
-					im.fail(pending, &FormatError{What: "file /" + pending.Path, Offset: off, Reason: "multi-extent file whose extents are not contiguous; only the first extent is served"})
+					im.fail(pending, &FormatError{What: "file /" + pending.Path, Offset: off, Reason: "multi-extent file whose extents are not contiguous; it is listed with its first extent and not served"})
 				}
 				if rec.flags&flagMultiExtent == 0 {
 					w.finishFile(pending, pendingOff)
@@ -351,11 +373,11 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 				path = d.Path + "/" + name
 			}
 			if names[name] {
-				im.Problems = append(im.Problems, &FormatError{What: "directory record of /" + path, Offset: off, Reason: "duplicate name in its directory; not listed"})
+				im.problem(&FormatError{What: "directory record of /" + path, Offset: off, Reason: "duplicate name in its directory; not listed"})
 				continue
 			}
 			if w.entries >= maxEntries {
-				im.Problems = append(im.Problems, &FormatError{What: "directory record of /" + path, Offset: off, Reason: fmt.Sprintf("tree holds more than %d entries; not listed", maxEntries)})
+				im.problem(&FormatError{What: "directory record of /" + path, Offset: off, Reason: fmt.Sprintf("tree holds more than %d entries; not listed", maxEntries)})
 				continue
 			}
 			names[name] = true

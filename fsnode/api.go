@@ -190,6 +190,13 @@ type Options struct {
 	// Logf, when set, receives one line per problem found (bad table, corrupt
 	// stream on open, read past the image's end).
 	Logf func(format string, args ...any)
+	// LogBurst: of each kind of problem, the first LogBurst lines are
+	// logged, the rest counted and summarised (0: DefaultLogBurst).
+	LogBurst int
+	// QuietFileErrors: a file's own error (a recorded error, a corrupt
+	// stream, bytes past the image's end) is not logged; the front end
+	// reports it with the file (the CLI's cat, manifest and extract).
+	QuietFileErrors bool
 }
 
 // Defaults for Options fields left zero.
@@ -205,6 +212,7 @@ type Tree struct {
 	Cache *cache.Cache
 
 	opt     Options
+	lim     *Limiter // nil without Options.Logf
 	indexes *indexLRU
 	nodes   int
 	toc     *discimg.TOC

@@ -37,25 +37,10 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 		ixBudget = 1 << 20
 	}
 	t := &Tree{Image: img, Cache: cache.New(opt.CacheSize), opt: opt, indexes: newIndexLRU(ixBudget)}
-	// Damage the ISO walk found that no listed entry carries (bad records,
-	// unsafe or duplicate names left out) is logged here once; an entry's own
-	// Err is reported where it is used (xattr, read, open).
-	onEntries := map[string]bool{} // by text: an error value need not be comparable
-	var collect func(e *discimg.Entry)
-	collect = func(e *discimg.Entry) {
-		if e.Err != nil {
-			onEntries[e.Err.Error()] = true
-		}
-		for _, c := range e.Children {
-			collect(c)
-		}
+	if opt.Logf != nil {
+		t.lim = NewLimiter(opt.Logf, opt.LogBurst)
 	}
-	collect(img.Root)
-	for _, p := range img.Problems {
-		if !onEntries[p.Error()] {
-			t.logf("%v", p)
-		}
-	}
+	t.logImageProblems()
 	b := &builder{t: t}
 	root := &Node{Kind: Dir, tree: t, entry: img.Root}
 	t.Root = root
@@ -82,6 +67,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	b.views()
 	b.finish(root)
 	t.assignInos()
+	t.lim.Flush()
 	return t, nil
 }
 
@@ -108,11 +94,8 @@ type pendingContainer struct {
 	dir *discimg.Entry // the directory it is listed in (for the run behind it)
 }
 
-func (t *Tree) logf(format string, args ...any) {
-	if t.opt.Logf != nil {
-		t.opt.Logf(format, args...)
-	}
-}
+// logf logs one problem through the tree's Limiter.
+func (t *Tree) logf(format string, args ...any) { t.lim.Logf(format, args...) }
 
 // iso mirrors one ISO directory.
 func (b *builder) iso(dir *Node, e *discimg.Entry, depth int) {
@@ -391,6 +374,7 @@ func (b *builder) finish(root *Node) {
 			seen[name] = true
 			c.Name = name
 			c.path = pathJoin(d.path, name)
+			c.staticErr = withPath(c.path, c.staticErr)
 		}
 		sort.Slice(d.Children, func(i, j int) bool { return d.Children[i].Name < d.Children[j].Name })
 		for _, c := range d.Children {

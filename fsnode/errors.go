@@ -14,7 +14,7 @@ type ShortImageError struct {
 	Path      string // the file read ("" when not known)
 	Offset    int64  // image offset of the first missing byte
 	End       int64  // image offset one past the last byte wanted
-	ImageSize int64
+	ImageSize int64  // the image's size when the read failed; -1 if not known
 }
 
 func (e *ShortImageError) Error() string {
@@ -22,8 +22,12 @@ func (e *ShortImageError) Error() string {
 	if e.Path != "" {
 		p = e.Path + ": "
 	}
-	return fmt.Sprintf("%sbytes past the image's end: needs image bytes up to %d, image has %d (first missing byte at image offset %#x)",
-		p, e.End, e.ImageSize, e.Offset)
+	has := "the image's size is not known"
+	if e.ImageSize >= 0 {
+		has = fmt.Sprintf("image has %d", e.ImageSize)
+	}
+	return fmt.Sprintf("%sbytes past the image's end: needs image bytes up to %d, %s (first missing byte at image offset %#x)",
+		p, e.End, has, e.Offset)
 }
 
 func (e *ShortImageError) Unwrap() error { return ErrShortImage }

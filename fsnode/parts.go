@@ -22,9 +22,8 @@ import (
 func (b *builder) readTOC() {
 	hdr := b.t.Root.Child("RC2.HDR")
 	if hdr == nil || hdr.Kind != Raw || hdr.staticErr != nil {
-		if hdr != nil {
-			b.t.logf("RC2.HDR: not read as a table of contents: %v", hdr.staticErr)
-		}
+		// A damaged RC2.HDR is reported where it is read (its own error);
+		// every container's toc attribute says there is no table.
 		return
 	}
 	b.toc = discimg.ReadTOC(b.rawReader(hdr), hdr.size)

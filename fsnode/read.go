@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"gcfs/cache"
 	"gcfs/codec"
@@ -52,8 +53,8 @@ func (ir *imageRange) ReadAt(p []byte, off int64) (int, error) {
 		n, err = ir.r.ReadAt(have, start)
 		if n < len(have) {
 			if err == nil || err == io.EOF {
-				// The image file is shorter than its recorded size.
-				return n, &ShortImageError{Path: ir.path, Offset: start + int64(n), End: end, ImageSize: start + int64(n)}
+				// The image file shrank since it was opened.
+				return n, &ShortImageError{Path: ir.path, Offset: start + int64(n), End: end, ImageSize: currentSize(ir.r)}
 			}
 			return n, fmt.Errorf("%s: reading image offset %#x: %w", ir.path, start+int64(n), err)
 		}
@@ -67,6 +68,17 @@ func (ir *imageRange) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// currentSize is the image file's size now (it may have shrunk since it was
+// opened), or -1 when r cannot tell.
+func currentSize(r io.ReaderAt) int64 {
+	if st, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return -1
+}
+
 // rawReader is a raw file's reader; it logs the first short read of its node.
 type rawReader struct {
 	imageRange
@@ -76,16 +88,9 @@ type rawReader struct {
 func (rr *rawReader) ReadAt(p []byte, off int64) (int, error) {
 	n, err := rr.imageRange.ReadAt(p, off)
 	if err != nil && errors.Is(err, ErrShortImage) {
-		rr.n.logShort(err)
+		rr.n.logFile(err)
 	}
 	return n, err
-}
-
-// logShort logs the first read error of a file (later ones are the same story).
-func (n *Node) logShort(err error) {
-	if n.shortLogged.CompareAndSwap(false, true) {
-		n.tree.logf("%v", err)
-	}
 }
 
 // streamRange is the stream's bytes in the image: the extent clipped to the
@@ -152,7 +157,7 @@ func (n *Node) doScan() {
 	src, err := n.streamInput()
 	if err != nil {
 		n.decErr = n.streamErr(err)
-		n.tree.logf("%v", n.decErr)
+		n.logFile(n.decErr)
 		return
 	}
 	ix, err := codec.NewIndex(src, src.Size(), n.codecOptions())
@@ -169,7 +174,7 @@ func (n *Node) doScan() {
 		err = fmt.Errorf("index failed where the size scan passed")
 	}
 	n.decErr = n.streamErr(err)
-	n.tree.logf("%v", n.decErr)
+	n.logFile(n.decErr)
 }
 
 // Open returns a reader for a file. A decoded file whose stream is corrupt
@@ -178,6 +183,14 @@ func (n *Node) doScan() {
 func (n *Node) Open() (Reader, error) {
 	switch n.Kind {
 	case Raw:
+		if n.staticErr != nil && !errors.Is(n.staticErr, ErrShortImage) {
+			// A recorded error (extents that do not join, LBA fields that
+			// disagree, an interleaved extent): the bytes at the extent are
+			// not known to be the file's, so none are served. Bytes past
+			// the image's end fail only the reads that reach them.
+			n.logFile(n.staticErr)
+			return nil, n.staticErr
+		}
 		return &rawReader{imageRange: imageRange{r: n.tree.Image.R, imgSize: n.tree.Image.Size, base: n.off, size: n.size, path: n.path}, n: n}, nil
 	case View:
 		return n.openView()
@@ -192,6 +205,7 @@ func (n *Node) Open() (Reader, error) {
 		return &sliceReader{r: r, off: n.woff, size: n.size, n: n}, nil
 	case Decoded:
 		if n.staticErr != nil {
+			n.logFile(n.staticErr)
 			return nil, n.staticErr
 		}
 		n.scan()
@@ -299,7 +313,7 @@ func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
 		b, err := dr.block(i)
 		if err != nil {
 			se := dr.n.streamErr(err)
-			dr.n.logShort(se) // once per file: a short image, or a stream the scan passed
+			dr.n.logFile(se) // once per file: a short image, or a stream the scan passed
 			return se
 		}
 		if len(b) != bn || off < boff || off-boff >= int64(len(b)) {

@@ -375,7 +375,7 @@ func (vr *viewReader) ReadAt(p []byte, off int64) (int, error) {
 		i := int(at / viewBlock)
 		b, err := vr.block(i)
 		if err != nil {
-			vr.n.logShort(err)
+			vr.n.logFile(err)
 			return done, err
 		}
 		done += copy(p[done:], b[at-int64(i)*viewBlock:])

@@ -63,14 +63,16 @@ func (n *Node) Xattrs() []Attr {
 			}
 		}
 	}
+	// The error without the path it starts with: the attribute is the
+	// file's own.
 	if n.Kind != Dir {
 		if err := n.Err(); err != nil {
-			add("error", oneLine(err.Error()))
+			add("error", oneLine(strings.TrimPrefix(err.Error(), n.path+": ")))
 		} else if w := n.Warning(); w != nil {
 			add("error", oneLine(w.Error()))
 		}
 	} else if err := n.dirErr(); err != nil {
-		add("error", oneLine(err.Error()))
+		add("error", oneLine(strings.TrimPrefix(err.Error(), n.path+": ")))
 	}
 	return a
 }

@@ -154,13 +154,18 @@ func runExtract(c *cli.Context) error {
 	if bar != nil {
 		bar.Finish()
 	}
+	// Directories whose entries are missing from the tree (logged when it
+	// was built): what they list cannot be extracted.
+	for _, r := range roots {
+		failed += lostDirs(r)
+	}
 	files := 0
 	for i, err := range errs {
 		switch {
 		case errors.Is(err, errDirFailed):
 			failed++ // its directory was reported
 		case err != nil:
-			fmt.Fprintf(stderr, "gcfs: %s: %s: %v\n", o.path, todo[i].Path(), err)
+			fmt.Fprintf(stderr, "gcfs: %s: %v\n", o.path, fileErr(todo[i], err))
 			failed++
 		default:
 			files++
@@ -402,7 +407,7 @@ func copyRange(f, img *os.File, from, to, base int64, buf []byte) error {
 		got, err := img.ReadAt(buf[:n], pos)
 		if int64(got) < n {
 			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
+				return shortImage(img, pos+int64(got), to)
 			}
 			return fmt.Errorf("reading image offset %#x: %w", pos+int64(got), err)
 		}

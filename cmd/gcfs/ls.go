@@ -81,6 +81,8 @@ func runLs(c *cli.Context) error {
 			e := lsEntry{Path: x.Path(), Name: x.Name, Type: typeName(x), Mode: modeString(x), Size: x.Size(), Ino: x.Ino}
 			if err := x.Err(); err != nil && !x.IsDir() {
 				e.Error = err.Error()
+			} else if err := x.LostEntries(); err != nil {
+				e.Error = err.Error()
 			}
 			out = append(out, e)
 		}
@@ -122,11 +124,11 @@ func runCat(c *cli.Context) error {
 	}
 	r, err := n.Open()
 	if err != nil {
-		return exitErr(1, "%s: %v", o.path, err)
+		return exitErr(1, "%s: %v", o.path, fileErr(n, err))
 	}
 	buf := make([]byte, 1<<20)
 	if _, err := io.CopyBuffer(onlyWriter{outWriter(c)}, io.NewSectionReader(r, 0, r.Size()), buf); err != nil {
-		return exitErr(1, "%s: %s: %v", o.path, n.Path(), err)
+		return exitErr(1, "%s: %v", o.path, fileErr(n, err))
 	}
 	return nil
 }

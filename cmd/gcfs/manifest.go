@@ -77,7 +77,7 @@ func hashNode(n *fsnode.Node, buf []byte, img *os.File, imgSize int64) hashed {
 	r, err := n.Open() // before Size: opening a decoded file gives its size too
 	if err != nil {
 		h.size = n.Size()
-		h.err = err
+		h.err = fileErr(n, err)
 		return h
 	}
 	h.size = n.Size()
@@ -89,11 +89,11 @@ func hashNode(n *fsnode.Node, buf []byte, img *os.File, imgSize int64) hashed {
 		got, err = io.CopyBuffer(d, io.NewSectionReader(r, 0, r.Size()), buf)
 	}
 	if err != nil {
-		h.err = fmt.Errorf("%s: %w", n.Path(), err)
+		h.err = fileErr(n, err)
 		return h
 	}
 	if got != h.size {
-		h.err = fmt.Errorf("%s: read %d bytes, size says %d", n.Path(), got, h.size)
+		h.err = fileErr(n, fmt.Errorf("read %d bytes, size says %d", got, h.size))
 		return h
 	}
 	h.sha1 = hex.EncodeToString(d.Sum(nil))
@@ -114,7 +114,11 @@ func hashRawSparse(d io.Writer, img *os.File, off, size int64, buf []byte) (int6
 		return nil
 	}
 	data := func(from, to int64) error {
-		_, err := io.CopyBuffer(d, io.NewSectionReader(img, from, to-from), buf)
+		got, err := io.CopyBuffer(d, io.NewSectionReader(img, from, to-from), buf)
+		if err == nil && got < to-from {
+			// The image shrank under the read.
+			return shortImage(img, from+got, to)
+		}
 		return err
 	}
 	if err := sparseWalk(img, off, off+size, zero, data); err != nil {
@@ -125,13 +129,19 @@ func hashRawSparse(d io.Writer, img *os.File, off, size int64, buf []byte) (int6
 
 // sparseWalk splits image bytes [off, end) into the holes and data segments
 // SEEK_DATA/SEEK_HOLE report, in order, and calls hole (when not nil) or data
-// for each. Where the image's filesystem cannot tell, the rest is data.
+// for each. Where the image's filesystem cannot tell, the rest is data. A
+// hole is only a hole inside the image's current size: bytes [off, end)
+// past it (the image shrank) are a *fsnode.ShortImageError, never zeros.
 func sparseWalk(img *os.File, off, end int64, hole, data func(from, to int64) error) error {
 	fd := int(img.Fd())
 	for pos := off; pos < end; {
 		start, err := unix.Seek(fd, pos, unix.SEEK_DATA)
 		switch {
 		case err == unix.ENXIO:
+			// No data from pos to the file's end, or pos is past its end.
+			if size := fileSize(img); size < end {
+				return shortImage(img, max(pos, size), end)
+			}
 			start = end // the rest is a hole
 		case err != nil:
 			return data(pos, end)
@@ -157,6 +167,38 @@ func sparseWalk(img *os.File, off, end int64, hole, data func(from, to int64) er
 	return nil
 }
 
+// fileSize is the file's size now, -1 when fstat fails.
+func fileSize(f *os.File) int64 {
+	st, err := f.Stat()
+	if err != nil {
+		return -1
+	}
+	return st.Size()
+}
+
+// shortImage is the error for image bytes [from, end) that the image file
+// does not have (any more).
+func shortImage(img *os.File, from, end int64) error {
+	return &fsnode.ShortImageError{Offset: from, End: end, ImageSize: fileSize(img)}
+}
+
+// fileErr is a file's error as the CLI prints it: starting with the file's
+// path, once (model errors start with it already).
+func fileErr(n *fsnode.Node, err error) error { return fsnode.WithPath(n.Path(), err) }
+
+// lostDirs reports the directories under root whose entries are missing
+// from the tree (the tree logged each when it was built) and counts them.
+func lostDirs(root *fsnode.Node) int {
+	lost := 0
+	_ = fsnode.WalkFrom(root, func(n *fsnode.Node) error {
+		if n.LostEntries() != nil {
+			lost++
+		}
+		return nil
+	})
+	return lost
+}
+
 func runManifest(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErr(c, "IMAGE")
@@ -179,8 +221,14 @@ func runManifest(c *cli.Context) error {
 	if err := w.Flush(); err != nil {
 		return exitErr(1, "%s: writing the manifest: %v", o.path, err)
 	}
-	if failed > 0 {
+	lost := lostDirs(o.tree.Root)
+	switch {
+	case failed > 0 && lost > 0:
+		return exitErr(1, "%s: %d files could not be read, and %d directories could not be listed (their files are missing from the manifest)", o.path, failed, lost)
+	case failed > 0:
 		return exitErr(1, "%s: %d files could not be read", o.path, failed)
+	case lost > 0:
+		return exitErr(1, "%s: %d directories could not be listed (their files are missing from the manifest)", o.path, lost)
 	}
 	return nil
 }

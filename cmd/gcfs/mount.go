@@ -163,6 +163,13 @@ func checkMountpoint(dir string) error {
 		return fmt.Errorf("mount point %s is not a directory", dir)
 	}
 	if isMount(dir) {
+		// A FUSE server killed without unmounting leaves a mount whose
+		// attributes the kernel may still answer from its cache; statfs
+		// always asks the server, and a dead one answers ENOTCONN.
+		var sf syscall.Statfs_t
+		if err := syscall.Statfs(dir, &sf); errors.Is(err, syscall.ENOTCONN) {
+			return fmt.Errorf("mount point %s is a dead FUSE mount (transport endpoint is not connected); run gcfs umount %s", dir, dir)
+		}
 		return fmt.Errorf("mount point %s is already a mount", dir)
 	}
 	f, err := os.Open(dir)
@@ -236,6 +243,11 @@ func mountAction(c *cli.Context) error {
 		return err
 	}
 	if !c.Bool("foreground") {
+		// The background server logs only to --log-file: say here, where
+		// the user sees it, which directories the mount will lack.
+		for _, err := range fsnode.ImageDirErrors(img) {
+			fmt.Fprintf(errWriter(c), "gcfs: %s: warning: %v; what it lists is missing from the tree\n", cfg.image, err)
+		}
 		f.Close()
 		return startBackground(cfg)
 	}
@@ -416,7 +428,14 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 		return fmt.Errorf("%s: %v", cfg.image, err)
 	}
 	opt := cfg.fuse
-	opt.Logf = logf
+	// The front end's lines go through the tree's limiter too: repeated
+	// problems are summarised, the counts logged as the mount ends. With
+	// --debug (the FUSE request trace) every line is kept.
+	opt.Logf = tree.Logf
+	if cfg.debug {
+		opt.Logf = logf
+	}
+	defer tree.FlushLog()
 	opt.Image = f
 	opt.FsName, _ = filepath.Abs(cfg.image)
 	if st, err := f.Stat(); err == nil {

@@ -52,7 +52,12 @@ type openedTree struct {
 	tree *fsnode.Tree
 }
 
-func (o *openedTree) Close() error { return o.file.Close() }
+// Close says how many warnings were held back since the tree was built
+// (the limiter's counts) and closes the image.
+func (o *openedTree) Close() error {
+	o.tree.FlushLog()
+	return o.file.Close()
+}
 
 // openTree opens IMAGE and builds the tree. Problems found while building are
 // printed to stderr as warnings, prefixed with the image's name.
@@ -75,6 +80,8 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 		MaxDecoded: maxDec,
 		NoViews:    c.Bool("no-views"),
 		CacheSize:  64 << 20,
+		// These commands report each failing file themselves, once.
+		QuietFileErrors: reportsFiles[c.Command.Name],
 		Logf: func(format string, args ...any) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -87,6 +94,10 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 	}
 	return &openedTree{path: path, file: f, img: img, tree: tree}, nil
 }
+
+// reportsFiles: the commands that print an error line for every file they
+// cannot read (the tree need not log them too).
+var reportsFiles = map[string]bool{"cat": true, "manifest": true, "verify": true, "extract": true}
 
 // lookup finds PATH in the tree, with an error naming the image.
 // openNode opens the tree of the image named by the first argument and

@@ -463,7 +463,10 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	} else {
 		got, err = r.ReadAt(dest[:n], off)
 		if got == int(n) {
-			return fuse.ReadResultData(dest[:n]), 0
+			// As a vector, not ReadResultData: go-fuse writes a vector
+			// with writev, where it would try to splice plain data
+			// through a pipe too small for a 1 MiB reply (and log it).
+			return fuse.ReadResultVector([][]byte{dest[:n]}), 0
 		}
 	}
 	if err == nil || err == io.EOF {
@@ -484,9 +487,17 @@ type slicer interface {
 
 // splice answers a raw read straight from the image's file descriptor, so the
 // bytes can move kernel-side (splice) when the whole range is in the image.
+// Only where the bytes exist: go-fuse turns a short splice into a short read
+// (EOF to the kernel, which then takes the file to end there), so a read the
+// image file no longer holds (it shrank while mounted: its size is checked
+// with fstat) goes through the model's reader, which fails it with EIO and
+// logs it.
 func (f *fileNode) splice(off, n, size int64) (fuse.ReadResult, bool) {
 	if f.m.kind != fsnode.Raw || !f.sys.hasImgFd {
 		return nil, false
+	}
+	if f.m.e.Err() != nil {
+		return nil, false // the model decides what a file with a known problem serves
 	}
 	start, _, ok := f.m.e.ImageRange()
 	if !ok || start > f.sys.imgSize || size > f.sys.imgSize-start {
@@ -495,6 +506,11 @@ func (f *fileNode) splice(off, n, size int64) (fuse.ReadResult, bool) {
 	if n > DefaultReadAhead {
 		// Too large for go-fuse's splice pipe: it would fall back to a
 		// copy anyway, logging each time. Read it ourselves instead.
+		return nil, false
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.sys.imgFd), &st); err != nil ||
+		(st.Mode&syscall.S_IFMT == syscall.S_IFREG && start+off+n > st.Size) {
 		return nil, false
 	}
 	return fuse.ReadResultFd(f.sys.imgFd, start+off, int(n)), true

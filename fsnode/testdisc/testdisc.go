@@ -220,3 +220,44 @@ func (l *Log) Count(sub string) int {
 	}
 	return n
 }
+
+// PatchRecord finds the directory record named name (as recorded, without
+// ";1"; "\x00" for a directory's own "." record is not supported) in the
+// image file and lets patch change its bytes in place (rec[0] is the record's
+// length byte: rec[2:10] the extent LBA, rec[10:18] the data length, rec[25]
+// the flags, rec[26:28] the interleave fields). Every record of that name is
+// patched; it fails when there is none.
+func PatchRecord(path, name string, patch func(rec []byte)) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	found := 0
+	for _, id := range [][]byte{[]byte(name + ";1"), []byte(name)} {
+		for i := 33; i+len(id) <= len(b); i++ {
+			if b[i-1] != byte(len(id)) || !bytes.Equal(b[i:i+len(id)], id) {
+				continue
+			}
+			start := i - 33
+			n := int(b[start])
+			if n < 33+len(id) || start+n > len(b) {
+				continue
+			}
+			patch(b[start : start+n])
+			found++
+		}
+		if found > 0 {
+			break
+		}
+	}
+	if found == 0 {
+		return fmt.Errorf("testdisc: no directory record named %q", name)
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// Both32 writes v both-endian (ISO 9660's 8-byte field) at b[0:8].
+func Both32(b []byte, v uint32) {
+	binary.LittleEndian.PutUint32(b, v)
+	binary.BigEndian.PutUint32(b[4:], v)
+}
