@@ -52,6 +52,7 @@ demo-deps:
 	@need=""; \
 	command -v fusermount3 >/dev/null 2>&1 || need="$$need fuse3"; \
 	command -v getfattr >/dev/null 2>&1 || need="$$need attr"; \
+	command -v file >/dev/null 2>&1 || need="$$need file"; \
 	if [ -n "$$need" ]; then \
 	  echo "installing$$need"; \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$need; \

@@ -50,8 +50,15 @@ run ls -l "$mnt/G/LEVEL1.WAD/data.d/transition_textures.d"
 say "head -c 16 $mnt/G/LEVEL1.WAD/data.d/transition_textures.d/00 | xxd   # a PIF texture inside a decoded stream"
 head -c 16 "$mnt/G/LEVEL1.WAD/data.d/transition_textures.d/00" | { command -v xxd >/dev/null && xxd || od -A x -t x1z; }
 run ls "$mnt/G/MISC.WAD/irx.d"
-run getfattr -n user.gcfs.in_file "$mnt/G/MPEG.WAD/video20"
+run getfattr -n user.gcfs.in_file "$mnt/G/MPEG.WAD/video20.pss"
 run "$bin" info "$img" G/LEVEL1.WAD/data.d
+say "# views: textures as PNG, sounds as WAV, subtitles as SRT, computed on read"
+run ls -l "$mnt/G/ARMOR.WAD/armor0_textures.d"
+command -v file >/dev/null && run file "$mnt/G/ARMOR.WAD/armor0_textures.d/00.png" "$mnt/G/AUDIO.WAD/vendor/000.wav" "$mnt/G/MPEG.WAD/video01.pss" "$mnt/G/MISC.WAD/irx.d/989snd.irx"
+say "head -c 44 $mnt/G/AUDIO.WAD/vendor/000.wav | xxd   # the WAV header"
+head -c 44 "$mnt/G/AUDIO.WAD/vendor/000.wav" | { command -v xxd >/dev/null && xxd || od -A x -t x1z; }
+run getfattr -d "$mnt/G/ARMOR.WAD/armor0_textures.d/00.png"
+run head -n 8 "$mnt/G/MPEG.WAD/subtitles01.d/english.srt"
 run df -h "$mnt"
 say "touch $mnt/new   # read-only"
 touch "$mnt/new" 2>&1 || true
