@@ -148,6 +148,9 @@ type Options struct {
 	// Logf, when set, receives one line per problem found (bad table, corrupt
 	// stream on open, read past the image's end).
 	Logf func(format string, args ...any)
+	// Cache, when set, is the decoded-block cache to use (shared, e.g. with
+	// the image's decoded hunks); CacheSize is then ignored.
+	Cache *cache.Cache
 }
 
 // Defaults for Options fields left zero.

@@ -36,7 +36,10 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	if ixBudget < 1<<20 {
 		ixBudget = 1 << 20
 	}
-	t := &Tree{Image: img, Cache: cache.New(opt.CacheSize), opt: opt, indexes: newIndexLRU(ixBudget)}
+	t := &Tree{Image: img, Cache: opt.Cache, opt: opt, indexes: newIndexLRU(ixBudget)}
+	if t.Cache == nil {
+		t.Cache = cache.New(opt.CacheSize)
+	}
 	// Damage the ISO walk found that no listed entry carries (bad records,
 	// unsafe or duplicate names left out) is logged here once; an entry's own
 	// Err is reported where it is used (xattr, read, open).
