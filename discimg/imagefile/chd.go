@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"gcfs/cache"
 )
@@ -96,6 +97,7 @@ type chdFile struct {
 	fileID  uint64
 	logf    func(string, ...any)
 	codecs  [4]hunkCodec
+	logged  sync.Map // hunks whose failure was logged (errors are not cached; reads retry)
 }
 
 func (c *chdFile) ferr(what string, off int64, format string, a ...any) error {
@@ -448,7 +450,9 @@ func (c *chdFile) hunk(n uint32) ([]byte, error) {
 	return c.cache.Get(cache.Key{File: c.fileID, Block: int(n)}, func() ([]byte, error) {
 		b, err := c.decodeHunk(n, 0)
 		if err != nil && c.logf != nil {
-			c.logf("%v", err)
+			if _, dup := c.logged.LoadOrStore(n, true); !dup {
+				c.logf("%v", err) // once a hunk: errors are not cached, reads retry
+			}
 		}
 		return b, err
 	})

@@ -212,6 +212,9 @@ func TestCHDCorruptHunk(t *testing.T) {
 	if !errors.As(err, &he) || he.Hunk != h || !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("read of the bad hunk: %v", err)
 	}
+	if _, err2 := im.ReadAt(buf, h*4096+100); !errors.Is(err2, ErrCorrupt) {
+		t.Fatalf("second read of the bad hunk: %v", err2)
+	}
 	if len(logs) != 1 {
 		t.Fatalf("%d log lines, want 1: %q", len(logs), logs)
 	}
@@ -220,5 +223,13 @@ func TestCHDCorruptHunk(t *testing.T) {
 		if _, err := im.ReadAt(buf, h*4096); err != nil || !bytes.Equal(buf, want[h*4096:h*4096+4096]) {
 			t.Fatalf("hunk %d: %v", h, err)
 		}
+	}
+}
+
+func chdmanRun(t testing.TB, args ...string) {
+	t.Helper()
+	requireChdman(t)
+	if b, err := exec.Command("chdman", args...).CombinedOutput(); err != nil {
+		t.Fatalf("chdman %v: %v\n%s", args, err, b)
 	}
 }

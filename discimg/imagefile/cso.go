@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"gcfs/cache"
 )
@@ -37,6 +38,7 @@ type csoFile struct {
 	cache     *cache.Cache
 	fileID    uint64
 	logf      func(string, ...any)
+	logged    sync.Map
 }
 
 func openCSO(r io.ReaderAt, size int64, opt Options) (*csoFile, error) {
@@ -136,7 +138,9 @@ func (c *csoFile) block(i int) ([]byte, error) {
 	return c.cache.Get(cache.Key{File: c.fileID, Block: i}, func() ([]byte, error) {
 		b, err := c.decodeBlock(i)
 		if err != nil && c.logf != nil {
-			c.logf("%v", err)
+			if _, dup := c.logged.LoadOrStore(i, true); !dup {
+				c.logf("%v", err)
+			}
 		}
 		return b, err
 	})
