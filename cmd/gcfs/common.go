@@ -94,11 +94,12 @@ func openImage(path, parent string, cacheSize int64) (*openedImage, error) {
 			return nil, fmt.Errorf("--parent %s: %w", parent, err)
 		}
 	}
-	size, _, err := imagefile.FileSize(f)
+	size, dev, err := imagefile.FileSize(f)
 	if err != nil {
 		o.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	opt.Device = dev
 	o.ifile, err = imagefile.Open(f, size, opt)
 	if err != nil {
 		o.Close()

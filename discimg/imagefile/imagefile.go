@@ -111,6 +111,8 @@ type Options struct {
 	Parent *Image
 	// Logf, when set, receives one line per hunk that fails to decode.
 	Logf func(format string, args ...any)
+	// Device says r is a block device: a plain image is then KindDevice.
+	Device bool
 }
 
 // Info describes an image's container for identify and info.
@@ -185,7 +187,11 @@ func Open(r io.ReaderAt, size int64, opt Options) (*Image, error) {
 	if opt.Parent != nil {
 		return nil, &ParentError{Image: opt.Name, Reason: "--parent given but the image is not a CHD"}
 	}
-	return &Image{kind: KindISO, name: opt.Name, src: r, size: size, view: r}, nil
+	k := KindISO
+	if opt.Device {
+		k = KindDevice
+	}
+	return &Image{kind: k, name: opt.Name, src: r, size: size, view: r}, nil
 }
 
 // OpenFile opens the image at path. A block device's size comes from the device
@@ -204,13 +210,11 @@ func OpenFile(path string, opt Options) (*Image, *os.File, error) {
 	if opt.Name == "" {
 		opt.Name = path
 	}
+	opt.Device = dev
 	im, err := Open(f, size, opt)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
-	}
-	if dev && im.kind == KindISO {
-		im.kind = KindDevice
 	}
 	return im, f, nil
 }
