@@ -241,8 +241,18 @@ func eccBlock(data []byte, majorCount, minorCount, majorMult, minorInc int, out 
 }
 
 // eccGenerate fills the P (172 bytes at 0x81c) and Q (104 bytes at 0x8c8)
-// parity of a 2352-byte mode-1 sector.
+// parity of a 2352-byte sector. For a mode-2 (form 1) sector the parity is
+// computed with the 4-byte header taken as zero, as ECMA-130 defines it.
 func eccGenerate(sector []byte) {
+	var hdr [4]byte
+	mode2 := sector[15] == 2
+	if mode2 {
+		copy(hdr[:], sector[12:16])
+		clear(sector[12:16])
+	}
 	eccBlock(sector[0xc:], 86, 24, 2, 86, sector[0x81c:])
 	eccBlock(sector[0xc:], 52, 43, 86, 88, sector[0x8c8:])
+	if mode2 {
+		copy(sector[12:16], hdr[:])
+	}
 }
