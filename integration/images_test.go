@@ -4,15 +4,21 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
+
+	"gcfs/discimg/imagefile"
 )
 
 // The images players keep: CHD (written by the real chdman), CSO, ZSO and a
@@ -229,5 +235,84 @@ func TestBlockDevice(t *testing.T) {
 	id, err := gcfs("identify", dev)
 	if err != nil || !strings.Contains(string(id), "block device") {
 		t.Fatalf("identify %s: %v\n%s", dev, err, id)
+	}
+}
+
+// TestCHDBadHunkMount: a CHD hunk whose data is damaged gives EIO for reads
+// of the file over it, one log line naming the image and hunk, and every
+// other file still reads.
+func TestCHDBadHunkMount(t *testing.T) {
+	d := getDisc(t, "small")
+	src := chdOf(t, "raw-zlib", "createraw", "-hs", "4096", "-us", "2048", "-c", "zlib")
+	// A plain file of a few hunks, and where its first hunk is stored.
+	var victim lsEntry
+	for _, e := range d.entries {
+		if e.Type == "file" && e.Size > 16384 && e.Error == "" && (victim.Path == "" || e.Size < victim.Size) {
+			victim = e
+		}
+	}
+	if victim.Path == "" {
+		t.Fatal("no plain file of more than 16 KiB on the disc")
+	}
+	out, err := gcfs("info", "--json", d.path, victim.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inf struct {
+		Offset int64 `json:"offset"`
+	}
+	if err := json.Unmarshal(out, &inf); err != nil {
+		t.Fatal(err)
+	}
+	hunk := inf.Offset/4096 + 1 // wholly inside the file
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.Stat()
+	im, err := imagefile.Open(f, st.Size(), imagefile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, length, ok := im.HunkExtent(hunk)
+	f.Close()
+	if !ok || length < 16 {
+		t.Fatalf("hunk %d: stored at %d+%d, ok %v", hunk, off, length, ok)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 8; i++ {
+		b[off+length/2+i] ^= 0x5a
+	}
+	bad := filepath.Join(workDir, "bad-hunk.chd")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := testMount(t, bad)
+	for range 2 { // the second read fails again, and logs nothing new
+		if _, _, err := sha1File(m.path(victim.Path)); !errors.Is(err, syscall.EIO) {
+			t.Fatalf("reading %s over the bad hunk: %v, want EIO", victim.Path, err)
+		}
+	}
+	for _, p := range []string{"SYSTEM.CNF", d.paths[len(d.paths)-1]} {
+		want := d.manifest[p]
+		if sum, n, err := sha1File(m.path(p)); err != nil || sum != want.sha1 || n != want.size {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	logb, _ := os.ReadFile(m.logFile)
+	lines := 0
+	for _, l := range strings.Split(string(logb), "\n") {
+		if strings.Contains(l, fmt.Sprintf("hunk %d ", hunk)) {
+			lines++
+			if !strings.Contains(l, "bad-hunk.chd") || !strings.Contains(l, "zlib") {
+				t.Errorf("log line does not name the image and codec: %q", l)
+			}
+		}
+	}
+	if lines != 1 {
+		t.Fatalf("%d log lines about hunk %d, want 1:\n%s", lines, hunk, logb)
 	}
 }

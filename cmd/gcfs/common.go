@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,25 +24,6 @@ type openedImage struct {
 	ifile  *imagefile.Image // its container
 	cache  *cache.Cache     // decoded hunks; share it with the tree
 	parent *os.File
-
-	mu   sync.Mutex
-	logf func(string, ...any) // where bad-hunk lines go (settable later)
-}
-
-// setLog points the bad-hunk log lines at logf.
-func (o *openedImage) setLog(logf func(string, ...any)) {
-	o.mu.Lock()
-	o.logf = logf
-	o.mu.Unlock()
-}
-
-func (o *openedImage) log(format string, args ...any) {
-	o.mu.Lock()
-	f := o.logf
-	o.mu.Unlock()
-	if f != nil {
-		f(format, args...)
-	}
 }
 
 // Close closes the image and its parent.
@@ -77,7 +57,10 @@ func openImage(path, parent string, cacheSize int64) (*openedImage, error) {
 		return nil, err
 	}
 	o := &openedImage{file: f, cache: cache.New(cacheSize)}
-	opt := imagefile.Options{Name: path, Cache: o.cache, Logf: o.log}
+	// No Logf: a bad hunk's error (image, hunk, codec, reason) reaches the
+	// reader that touched it, which reports it once (fusefs: EIO and one
+	// log line per file; the CLI commands: their error output).
+	opt := imagefile.Options{Name: path, Cache: o.cache}
 	if parent != "" {
 		pf, err := openImageFile(parent)
 		if err != nil {
@@ -87,7 +70,7 @@ func openImage(path, parent string, cacheSize int64) (*openedImage, error) {
 		o.parent = pf
 		psize, _, err := imagefile.FileSize(pf)
 		if err == nil {
-			opt.Parent, err = imagefile.Open(pf, psize, imagefile.Options{Name: parent, Cache: o.cache, Logf: o.log})
+			opt.Parent, err = imagefile.Open(pf, psize, imagefile.Options{Name: parent, Cache: o.cache})
 		}
 		if err != nil {
 			o.Close()

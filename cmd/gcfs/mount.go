@@ -393,7 +393,6 @@ func serve(cfg *mountConfig, oi *openedImage) (err error) {
 	}
 	defer closeLog()
 	logf := func(format string, args ...any) { logger.Printf(format, args...) }
-	oi.setLog(logf) // a bad hunk: EIO for the reads that touch it, one line here
 
 	// GCFS_CPUPROFILE=FILE profiles the server (for finding hot spots).
 	if path := os.Getenv("GCFS_CPUPROFILE"); path != "" {

@@ -71,11 +71,6 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 		defer mu.Unlock()
 		fmt.Fprintf(stderr, "gcfs: %s: warning: %s\n", path, fmt.Sprintf(format, args...))
 	}
-	oi.setLog(func(format string, args ...any) { // bad hunks: the message names the image
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(stderr, "gcfs: warning: %s\n", fmt.Sprintf(format, args...))
-	})
 	tree, err := fsnode.Build(oi.img, fsnode.Options{
 		MaxDecoded: maxDec,
 		CacheSize:  64 << 20,

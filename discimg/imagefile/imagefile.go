@@ -313,3 +313,26 @@ func (im *Image) VerifyData() (got, want string, checked bool, err error) {
 	got, err = im.chd.dataSHA1()
 	return got, fmt.Sprintf("%x", im.chd.hdr.rawSHA1), true, err
 }
+
+// HunkExtent says where hunk (CHD) or block (CSO/ZSO) n's stored bytes lie
+// in the container file; ok is false for other kinds, a hunk out of range, or
+// one stored elsewhere (a self or parent reference).
+func (im *Image) HunkExtent(n int64) (off, length int64, ok bool) {
+	switch {
+	case im.chd != nil:
+		if n < 0 || n >= int64(len(im.chd.entries)) {
+			return 0, 0, false
+		}
+		e := im.chd.entries[n]
+		if e.typ > compNone {
+			return 0, 0, false
+		}
+		return int64(e.offset), int64(e.length), true
+	case im.cso != nil:
+		if n < 0 || n >= int64(len(im.cso.index)-1) {
+			return 0, 0, false
+		}
+		return im.cso.pos(int(n)), im.cso.pos(int(n)+1) - im.cso.pos(int(n)), true
+	}
+	return 0, 0, false
+}
