@@ -194,7 +194,9 @@ func (c *chdFile) readHeader() error {
 	h.hunkCount = uint32(hc)
 	// The decoded map takes a few bytes a hunk: refuse a map far larger
 	// than anything this file could plausibly describe.
-	if limit := max(int64(64<<20), 16*c.size); int64(hc)*16 > limit {
+	// (A mostly-zero disc is all self references and maps in a few bytes,
+	// so the bound is generous: 2M hunks, or 4 hunks a byte of file.)
+	if limit := max(int64(32<<20), 64*c.size); int64(hc)*16 > limit {
 		return c.ferr("CHD header", 32, "%d hunks in a %d-byte file is implausible", hc, c.size)
 	}
 	if h.mapOff < chdV5HdrLen || h.mapOff >= uint64(c.size) {
@@ -329,24 +331,25 @@ func decodeV5Map(comp []byte, hunks, hunkBytes, unitBytes uint32, first uint64, 
 		}
 	}
 	entries := make([]mapEntry, hunks)
-	raw := make([]byte, 12*int(hunks)) // the 12-byte form the CRC covers
+	crc := uint16(0xffff) // over the 12-byte form of every entry
+	var r [12]byte
 	cur := first
 	var lastSelf, lastParent uint64
 	hunkUnits := uint64(hunkBytes / unitBytes)
 	for i := range entries {
 		off := cur
 		var length uint32
-		var crc uint16
+		var hcrc uint16
 		t := types[i]
 		switch t {
 		case compType0, compType1, compType2, compType3:
 			length = br.read(lengthBits)
 			cur += uint64(length)
-			crc = uint16(br.read(16))
+			hcrc = uint16(br.read(16))
 		case compNone:
 			length = hunkBytes
 			cur += uint64(length)
-			crc = uint16(br.read(16))
+			hcrc = uint16(br.read(16))
 		case compSelf:
 			off = uint64(br.read(selfBits))
 			lastSelf = off
@@ -375,15 +378,15 @@ func decodeV5Map(comp []byte, hunks, hunkBytes, unitBytes uint32, first uint64, 
 		if br.overflow() {
 			return nil, fmt.Errorf("map runs out of data at hunk %d", i)
 		}
-		entries[i] = mapEntry{typ: t, length: length, offset: off, crc: crc}
-		r := raw[12*i:]
+		entries[i] = mapEntry{typ: t, length: length, offset: off, crc: hcrc}
 		r[0] = t
 		r[1], r[2], r[3] = byte(length>>16), byte(length>>8), byte(length)
 		r[4], r[5] = byte(off>>40), byte(off>>32)
 		binary.BigEndian.PutUint32(r[6:], uint32(off))
-		binary.BigEndian.PutUint16(r[10:], crc)
+		binary.BigEndian.PutUint16(r[10:], hcrc)
+		crc = crc16Update(crc, r[:])
 	}
-	if got := crc16(raw); got != wantCRC {
+	if got := crc; got != wantCRC {
 		return nil, fmt.Errorf("map CRC-16 %#04x, header says %#04x", got, wantCRC)
 	}
 	return entries, nil
@@ -625,8 +628,9 @@ func (c *chdFile) dataSHA1() (string, error) {
 }
 
 // crc16 is CRC-16/CCITT (polynomial 0x1021, initial 0xffff), as CHD uses.
-func crc16(b []byte) uint16 {
-	crc := uint16(0xffff)
+func crc16(b []byte) uint16 { return crc16Update(0xffff, b) }
+
+func crc16Update(crc uint16, b []byte) uint16 {
 	for _, x := range b {
 		crc = crc<<8 ^ crc16Table[byte(crc>>8)^x]
 	}

@@ -41,7 +41,7 @@ func FuzzCHD(f *testing.F) {
 		return deflateBytes(b)
 	}}.build(d))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		im, err := Open(bytes.NewReader(b), int64(len(b)), Options{Cache: cache.New(1 << 20)})
+		im, err := Open(bytes.NewReader(b), int64(len(b)), Options{Cache: cache.New(4 << 20)})
 		if err != nil {
 			return
 		}
@@ -57,7 +57,7 @@ func FuzzCSO(f *testing.F) {
 	f.Add(writeCSO(d, "cso2", 2048, 1))
 	f.Add(writeCSO(d, "zso", 4096, 2))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		im, err := Open(bytes.NewReader(b), int64(len(b)), Options{Cache: cache.New(1 << 20)})
+		im, err := Open(bytes.NewReader(b), int64(len(b)), Options{Cache: cache.New(4 << 20)})
 		if err != nil {
 			return
 		}

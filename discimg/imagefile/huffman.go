@@ -7,6 +7,7 @@ import "errors"
 type bitReader struct {
 	b   []byte
 	pos uint64 // bits consumed
+	bad bool   // a code no symbol has was read
 }
 
 func newBitReader(b []byte) *bitReader { return &bitReader{b: b} }
@@ -37,7 +38,8 @@ func (r *bitReader) read(n uint) uint32 {
 	return v
 }
 
-func (r *bitReader) overflow() bool { return r.pos > uint64(len(r.b))*8 }
+// overflow says the reader ran past its data or met an unassigned code.
+func (r *bitReader) overflow() bool { return r.bad || r.pos > uint64(len(r.b))*8 }
 
 // byteOffset is the offset of the first byte not (even partly) consumed.
 func (r *bitReader) byteOffset() uint64 { return (r.pos + 7) >> 3 }
@@ -206,9 +208,14 @@ func (h *huffDecoder) assign() error {
 	return nil
 }
 
-// decode reads one symbol. An unassigned code decodes as symbol 0 of length 0.
+// decode reads one symbol. A code no symbol has decodes as symbol 0 and
+// marks the reader bad (reported through overflow).
 func (h *huffDecoder) decode(br *bitReader) uint32 {
 	v := h.lookup[br.peek(h.maxBits)]
+	if v&0x1f == 0 {
+		br.bad = true
+		return 0
+	}
 	br.skip(uint(v & 0x1f))
 	return v >> 5
 }
