@@ -177,11 +177,17 @@ type huffCodec struct{}
 
 func (huffCodec) name() string { return "huff" }
 
+// huffPool keeps decoders: each holds a 256 KiB lookup table.
+var huffPool = sync.Pool{New: func() any {
+	h := new(huffDecoder)
+	_ = h.init(256, 16)
+	return h
+}}
+
 func (huffCodec) decode(src, dst []byte) error {
-	var h huffDecoder
-	if err := h.init(256, 16); err != nil {
-		return err
-	}
+	h := huffPool.Get().(*huffDecoder)
+	defer huffPool.Put(h)
+	clear(h.bits)
 	br := newBitReader(src)
 	if err := h.importTreeHuffman(br); err != nil {
 		return fmt.Errorf("huff: %v", err)
