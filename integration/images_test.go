@@ -316,3 +316,77 @@ func TestCHDBadHunkMount(t *testing.T) {
 		t.Fatalf("%d log lines about hunk %d, want 1:\n%s", lines, hunk, logb)
 	}
 }
+
+// TestCHDParentCLI: a child CHD (chdman -op) needs --parent, refuses a
+// wrong one, and with its parent lists, hashes and mounts as the disc it
+// was made from.
+func TestCHDParentCLI(t *testing.T) {
+	d := getDisc(t, "small")
+	parent := chdOf(t, "raw", "createraw", "-hs", "4096", "-us", "2048")
+	// The child's disc: the parent's with one plain file's bytes changed.
+	var victim lsEntry
+	for _, e := range d.entries {
+		if e.Type == "file" && e.Size > 8192 && e.Error == "" {
+			victim = e
+			break
+		}
+	}
+	out, err := gcfs("info", "--json", d.path, victim.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inf struct {
+		Offset int64 `json:"offset"`
+	}
+	json.Unmarshal(out, &inf)
+	data, err := os.ReadFile(d.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 4096; i++ {
+		data[inf.Offset+i] ^= 0xa5
+	}
+	childISO := filepath.Join(workDir, "child.iso")
+	if err := os.WriteFile(childISO, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	child := filepath.Join(workDir, "child.chd")
+	if b, err := exec.Command("chdman", "createraw", "-f", "-i", childISO, "-o", child, "-op", parent, "-hs", "4096", "-us", "2048").CombinedOutput(); err != nil {
+		t.Fatalf("chdman: %v\n%s", err, b)
+	}
+	if _, err := gcfs("ls", child); err == nil || !strings.Contains(err.Error(), "--parent") {
+		t.Fatalf("ls of a child without --parent: %v", err)
+	}
+	if _, err := gcfs("ls", "--parent", chdOf(t, "cd", "createcd"), child); err == nil || !strings.Contains(err.Error(), "parent SHA-1") {
+		t.Fatalf("ls with the wrong parent: %v", err)
+	}
+	want, err := gcfs("manifest", childISO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := gcfs("manifest", "--parent", parent, child)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("manifest of the child differs from its ISO's: %v", err)
+	}
+	if bytes.Equal(want, mustGcfs(t, "manifest", d.path)) {
+		t.Fatal("the child's disc does not differ from the parent's")
+	}
+	m := testMount(t, child, "--parent", parent)
+	sum, n, err := sha1File(m.path(victim.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := fmt.Sprintf("%s\t%d\t%s\n", victim.Path, n, sum)
+	if !strings.Contains(string(want), line) {
+		t.Fatalf("mounted child's %s is %d bytes %s, not as in its ISO", victim.Path, n, sum)
+	}
+}
+
+func mustGcfs(t testing.TB, args ...string) []byte {
+	t.Helper()
+	out, err := gcfs(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
