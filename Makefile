@@ -7,12 +7,25 @@ FUZZMINIMIZE ?= 2s
 DEMO    := $(CURDIR)/.demo
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test vet bench fuzz demo demo-deps clean check-mounts
+# make install: gcfs in $(BINDIR) and the mount(8) helper mount.gcfs in
+# $(SBINDIR) (/sbin for the default prefix: mount(8) looks there), so that
+# "mount -t gcfs IMAGE DIR -o ro,allow_other" and fstab lines of type gcfs
+# work; type fuse.gcfs goes through fuse3's mount.fuse3, which runs gcfs.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+SBINDIR ?= $(if $(filter /usr/local,$(PREFIX)),/sbin,$(PREFIX)/sbin)
+
+.PHONY: all build install test vet bench fuzz demo demo-deps clean check-mounts
 
 all: build
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/gcfs
+
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/gcfs
+	install -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/mount.gcfs
 
 vet:
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || { echo "gofmt: files above need formatting"; exit 1; }

@@ -208,6 +208,9 @@ type Options struct {
 	// stream, bytes past the image's end) is not logged; the front end
 	// reports it with the file (the CLI's cat, manifest and extract).
 	QuietFileErrors bool
+	// Cache, when set, is the decoded-block cache to use (shared, e.g. with
+	// the image's decoded hunks); CacheSize is then ignored.
+	Cache *cache.Cache
 }
 
 // Defaults for Options fields left zero.

@@ -36,7 +36,10 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	if ixBudget < 1<<20 {
 		ixBudget = 1 << 20
 	}
-	t := &Tree{Image: img, Cache: cache.New(opt.CacheSize), opt: opt, indexes: newIndexLRU(ixBudget), buildCache: cache.New(min(opt.CacheSize, 32<<20))}
+	t := &Tree{Image: img, Cache: opt.Cache, opt: opt, indexes: newIndexLRU(ixBudget), buildCache: cache.New(min(opt.CacheSize, 32<<20))}
+	if t.Cache == nil {
+		t.Cache = cache.New(opt.CacheSize)
+	}
 	if opt.Logf != nil {
 		t.lim = NewLimiter(opt.Logf, opt.LogBurst)
 	}

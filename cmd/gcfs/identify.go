@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"gcfs/discimg"
+	"gcfs/discimg/imagefile"
 )
 
 func identifyCommand() *cli.Command {
@@ -19,6 +21,7 @@ func identifyCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "hash", Usage: "also hash the whole image"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
+			parentFlag(),
 		},
 		Action: runIdentify,
 	}
@@ -39,6 +42,11 @@ type identifyJSON struct {
 	ImageSHA1  string `json:"image_sha1,omitempty"`
 	ImageMatch *bool  `json:"image_match,omitempty"`
 	Note       string `json:"note,omitempty"`
+	// The image container (iso, device, chd, cso, zso) and, for a CHD,
+	// its data SHA-1 as checked by --hash.
+	Image         imagefile.Info `json:"image"`
+	DataSHA1      string         `json:"data_sha1,omitempty"`
+	DataSHA1Match *bool          `json:"data_sha1_match,omitempty"`
 }
 
 func runIdentify(c *cli.Context) error {
@@ -46,11 +54,12 @@ func runIdentify(c *cli.Context) error {
 		return usageErr(c, "IMAGE")
 	}
 	path := c.Args().Get(0)
-	img, f, err := openImage(path)
+	oi, err := openImage(path, c.String("parent"), 64<<20)
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
 	}
-	defer f.Close()
+	defer oi.Close()
+	img := oi.img
 	id, err := img.Identify(c.Bool("hash"))
 	note := ""
 	if err != nil {
@@ -71,10 +80,20 @@ func runIdentify(c *cli.Context) error {
 		Boot: id.Boot, VolumeID: id.VolumeID, SystemID: img.Vol.SystemID, Known: id.Known,
 		ELFSHA1: id.ELFSHA1, ELFMatch: id.ELFMatch, Note: note,
 	}
+	out.Image = oi.ifile.Info()
 	if c.Bool("hash") {
 		out.ImageSHA1 = id.ImageSHA1
 		m := id.ImageMatch
 		out.ImageMatch = &m
+		got, want, checked, herr := oi.ifile.VerifyData()
+		if herr != nil {
+			return cli.Exit(fmt.Sprintf("%s: hashing the CHD data: %v", path, herr), 1)
+		}
+		if checked {
+			out.DataSHA1 = got
+			ok := got == want
+			out.DataSHA1Match = &ok
+		}
 	}
 	w := outWriter(c)
 	if c.Bool("json") {
@@ -88,6 +107,7 @@ func runIdentify(c *cli.Context) error {
 		}
 		return s
 	}
+	fmt.Fprintf(w, "container: %s\n", describeContainer(out.Image))
 	fmt.Fprintf(w, "title:     %s\n", out.Title)
 	fmt.Fprintf(w, "serial:    %s\n", or(out.Serial, "unknown"))
 	fmt.Fprintf(w, "region:    %s\n", or(out.Region, "unknown"))
@@ -117,8 +137,43 @@ func runIdentify(c *cli.Context) error {
 		}
 		fmt.Fprintf(w, "image:     SHA-1 %s, %s\n", out.ImageSHA1, m)
 	}
+	if out.DataSHA1Match != nil {
+		m := "does not match the CHD header's " + out.Image.DataSHA1
+		if *out.DataSHA1Match {
+			m = "matches the CHD header"
+		}
+		fmt.Fprintf(w, "CHD data:  SHA-1 %s, %s\n", out.DataSHA1, m)
+	}
 	if note != "" {
 		fmt.Fprintf(w, "note:      %s\n", note)
 	}
+	if out.DataSHA1Match != nil && !*out.DataSHA1Match {
+		return cli.Exit(fmt.Sprintf("%s: CHD data SHA-1 %s does not match the header's %s", path, out.DataSHA1, out.Image.DataSHA1), 1)
+	}
 	return nil
+}
+
+// describeContainer is the one-line container description of identify.
+func describeContainer(inf imagefile.Info) string {
+	s := inf.Kind
+	switch inf.Kind {
+	case "chd":
+		s = fmt.Sprintf("CHD v%d, codecs %s, hunk %d bytes, unit %d bytes", inf.Version, strings.Join(inf.Codecs, ","), inf.HunkBytes, inf.UnitBytes)
+		if len(inf.Tracks) > 0 {
+			s += fmt.Sprintf(", CD with %d track(s), track 1 %s", len(inf.Tracks), inf.Tracks[0].Type)
+		}
+		if inf.DataSHA1 != "" {
+			s += ", data SHA-1 " + inf.DataSHA1
+		}
+		if inf.ParentSHA1 != "" {
+			s += ", parent SHA-1 " + inf.ParentSHA1
+		}
+	case "cso", "zso":
+		s = fmt.Sprintf("%s v%d, codecs %s, block %d bytes", strings.ToUpper(inf.Kind), inf.Version, strings.Join(inf.Codecs, ","), inf.HunkBytes)
+	case "iso":
+		s = "ISO (plain file)"
+	case "device":
+		s = "block device"
+	}
+	return s
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gcfs/discimg"
+	"gcfs/discimg/imagefile"
 	"gcfs/fsnode"
 )
 
@@ -19,7 +20,7 @@ func infoCommand() *cli.Command {
 		ArgsUsage: "IMAGE PATH",
 		Description: "JSON keys are the xattr names without user.gcfs. (\"level_id\": 30), numbers as numbers; " +
 			"a container adds its table: reading, coverage, candidates, skipped, entries.",
-		Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}, maxDecodedFlag(), noViewsFlag()},
+		Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}, maxDecodedFlag(), noViewsFlag(), parentFlag()},
 		Action: runInfo,
 	}
 }
@@ -278,6 +279,9 @@ func runInfo(c *cli.Context) error {
 	if _, hdr := o.tree.TOC(); hdr != nil && hdr == n {
 		tocInfo(f, o.tree)
 	}
+	if n == o.tree.Root {
+		addImageInfo(f, o.opened.ifile.Info())
+	}
 	w := outWriter(c)
 	if c.Bool("json") {
 		b, err := json.MarshalIndent(f, "", "  ")
@@ -333,4 +337,37 @@ func runInfo(c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+// addImageInfo adds the image container's description (on the root).
+func addImageInfo(f *infoFields, inf imagefile.Info) {
+	f.set("image_kind", inf.Kind)
+	if inf.Version != 0 {
+		f.set("image_version", inf.Version)
+	}
+	if len(inf.Codecs) > 0 {
+		f.set("image_codecs", strings.Join(inf.Codecs, ","))
+	}
+	if inf.HunkBytes != 0 {
+		f.set("image_hunk_bytes", inf.HunkBytes)
+	}
+	if inf.UnitBytes != 0 {
+		f.set("image_unit_bytes", inf.UnitBytes)
+	}
+	if inf.LogicalBytes != 0 {
+		f.set("image_logical_bytes", inf.LogicalBytes)
+	}
+	if inf.DataSHA1 != "" {
+		f.set("image_data_sha1", inf.DataSHA1)
+	}
+	if inf.ParentSHA1 != "" {
+		f.set("image_parent_sha1", inf.ParentSHA1)
+	}
+	if len(inf.Tracks) > 0 {
+		t := make([]string, len(inf.Tracks))
+		for i, x := range inf.Tracks {
+			t[i] = fmt.Sprintf("%d:%s:%d", x.Number, x.Type, x.Frames)
+		}
+		f.set("image_tracks", strings.Join(t, " "))
+	}
 }

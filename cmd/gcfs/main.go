@@ -53,7 +53,20 @@ func main() {
 	// Errors are printed here, once, with the program's name; cli's own
 	// handler would print exit errors without it.
 	app.ExitErrHandler = func(*cli.Context, error) {}
-	if err := app.Run(interspersedArgs(app, os.Args)); err != nil {
+	args := os.Args
+	// Run as mount.gcfs (by mount(8)) or as "gcfs IMAGE DIR -o OPTS" (by
+	// mount.fuse3 for type fuse.gcfs): a mount with translated options.
+	if ha, fake, ok, err := helperArgs(app, args); ok {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(32) // mount(8)'s "mount failure"
+		}
+		if fake {
+			os.Exit(0)
+		}
+		args = ha
+	}
+	if err := app.Run(interspersedArgs(app, args)); err != nil {
 		if msg := err.Error(); msg != "" {
 			if !strings.HasPrefix(msg, "gcfs") {
 				msg = "gcfs: " + msg

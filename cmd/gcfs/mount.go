@@ -20,7 +20,6 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
-	"gcfs/discimg"
 	"gcfs/fsnode"
 	"gcfs/fsnode/fusefs"
 )
@@ -45,6 +44,7 @@ func mountCommands() []*cli.Command {
 				&cli.BoolFlag{Name: "debug", Usage: "log the FUSE request trace and the cache counters"},
 				&cli.StringFlag{Name: "log-file", Usage: "append the server's log here (default: stderr in the foreground, nowhere in the background)"},
 				noViewsFlag(),
+				parentFlag(),
 			},
 			Action: mountAction,
 		},
@@ -64,6 +64,7 @@ func mountCommands() []*cli.Command {
 // mountConfig is the parsed command line of gcfs mount.
 type mountConfig struct {
 	image, mountpoint string
+	parent            string // --parent of a child CHD
 	cacheSize         int64
 	maxDecoded        int64
 	fuse              fusefs.Options
@@ -77,7 +78,8 @@ func parseMountArgs(c *cli.Context) (*mountConfig, error) {
 	if c.NArg() != 2 {
 		return nil, fmt.Errorf("mount: want IMAGE MOUNTPOINT, got %d argument(s) (see gcfs mount --help)", c.NArg())
 	}
-	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), debug: c.Bool("debug"), logFile: c.String("log-file"), noViews: c.Bool("no-views")}
+	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), parent: c.String("parent"), debug: c.Bool("debug"),
+		logFile: c.String("log-file"), noViews: c.Bool("no-views")}
 	// fusermount3 refuses a mount point given through a symlink; mount where it points.
 	if r, err := filepath.EvalSymlinks(cfg.mountpoint); err == nil {
 		cfg.mountpoint = r
@@ -234,24 +236,24 @@ func mountAction(c *cli.Context) error {
 	}
 	// The refusals come first, in the caller's process, so they print
 	// without a server ever starting.
-	img, f, err := openImage(cfg.image)
+	oi, err := openImage(cfg.image, cfg.parent, cfg.cacheSize)
 	if err != nil {
 		return err
 	}
 	if err := checkMountpoint(cfg.mountpoint); err != nil {
-		f.Close()
+		oi.Close()
 		return err
 	}
 	if !c.Bool("foreground") {
 		// The background server logs only to --log-file: say here, where
 		// the user sees it, which directories the mount will lack.
-		for _, err := range fsnode.ImageDirErrors(img) {
+		for _, err := range fsnode.ImageDirErrors(oi.img) {
 			fmt.Fprintf(errWriter(c), "gcfs: %s: warning: %v; what it lists is missing from the tree\n", cfg.image, err)
 		}
-		f.Close()
+		oi.Close()
 		return startBackground(cfg)
 	}
-	return serve(cfg, img, f)
+	return serve(cfg, oi)
 }
 
 // startBackground re-executes gcfs in the foreground as a detached server and
@@ -278,6 +280,10 @@ func startBackground(cfg *mountConfig) error {
 	if cfg.logFile != "" {
 		lf, _ := filepath.Abs(cfg.logFile)
 		args = append(args, "--log-file", lf)
+	}
+	if cfg.parent != "" {
+		p, _ := filepath.Abs(cfg.parent)
+		args = append(args, "--parent", p)
 	}
 	args = append(args, image, mnt)
 
@@ -393,10 +399,11 @@ func (r *readyReporter) report(err error) {
 }
 
 // serve mounts and serves until unmounted or signalled.
-func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
+func serve(cfg *mountConfig, oi *openedImage) (err error) {
 	ready := newReadyReporter()
 	defer func() { ready.report(err) }()
-	defer f.Close()
+	defer oi.Close()
+	img, f := oi.img, oi.file
 
 	logger, closeLog, err := openLog(cfg.logFile)
 	if err != nil {
@@ -423,7 +430,7 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 	defer signal.Stop(sigs)
 
 	start := time.Now()
-	tree, err := fsnode.Build(img, fsnode.Options{CacheSize: cfg.cacheSize, MaxDecoded: cfg.maxDecoded, NoViews: cfg.noViews, Logf: logf})
+	tree, err := fsnode.Build(img, fsnode.Options{CacheSize: cfg.cacheSize, Cache: oi.cache, MaxDecoded: cfg.maxDecoded, NoViews: cfg.noViews, Logf: logf})
 	if err != nil {
 		return fmt.Errorf("%s: %v", cfg.image, err)
 	}
@@ -436,7 +443,9 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 		opt.Logf = logf
 	}
 	defer tree.FlushLog()
-	opt.Image = f
+	// Splice raw reads only from a plain ISO file or device; a CHD, CSO or
+	// ZSO is read decoded (fusefs then takes the non-splice path).
+	opt.Image = oi.spliceFile()
 	opt.FsName, _ = filepath.Abs(cfg.image)
 	if st, err := f.Stat(); err == nil {
 		opt.Mtime = st.ModTime()

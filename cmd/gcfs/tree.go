@@ -46,17 +46,18 @@ func noViewsFlag() cli.Flag {
 
 // openedTree is an image file, its ISO tree and the fsnode model over it.
 type openedTree struct {
-	path string
-	file *os.File
-	img  *discimg.Image
-	tree *fsnode.Tree
+	path   string
+	file   *os.File // the image file when its bytes are the image's (plain ISO or device), else nil
+	img    *discimg.Image
+	tree   *fsnode.Tree
+	opened *openedImage
 }
 
 // Close says how many warnings were held back since the tree was built
 // (the limiter's counts) and closes the image.
 func (o *openedTree) Close() error {
 	o.tree.FlushLog()
-	return o.file.Close()
+	return o.opened.Close()
 }
 
 // openTree opens IMAGE and builds the tree. Problems found while building are
@@ -70,29 +71,31 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 		}
 		maxDec = int64(v)
 	}
-	img, f, err := openImage(path)
+	oi, err := openImage(path, c.String("parent"), 64<<20)
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
 	}
 	stderr := errWriter(c)
 	var mu sync.Mutex
-	tree, err := fsnode.Build(img, fsnode.Options{
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "gcfs: %s: warning: %s\n", path, fmt.Sprintf(format, args...))
+	}
+	tree, err := fsnode.Build(oi.img, fsnode.Options{
 		MaxDecoded: maxDec,
 		NoViews:    c.Bool("no-views"),
 		CacheSize:  64 << 20,
 		// These commands report each failing file themselves, once.
 		QuietFileErrors: reportsFiles[c.Command.Name],
-		Logf: func(format string, args ...any) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(stderr, "gcfs: %s: warning: %s\n", path, fmt.Sprintf(format, args...))
-		},
+		Cache:           oi.cache,
+		Logf:            logf,
 	})
 	if err != nil {
-		f.Close()
+		oi.Close()
 		return nil, cli.Exit(fmt.Sprintf("%s: %v", path, err), 1)
 	}
-	return &openedTree{path: path, file: f, img: img, tree: tree}, nil
+	return &openedTree{path: path, file: oi.spliceFile(), img: oi.img, tree: tree, opened: oi}, nil
 }
 
 // reportsFiles: the commands that print an error line for every file they

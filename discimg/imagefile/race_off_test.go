@@ -1,0 +1,5 @@
+//go:build !race
+
+package imagefile
+
+const raceEnabled = false
