@@ -1,0 +1,338 @@
+package codec
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+	"sync/atomic"
+)
+
+// Parallel first decode.
+//
+// No packet crosses a 0x2000 block of the packet data (note 000 §3: the game
+// decodes one DMA block at a time), so on a stream written that way every
+// block boundary starts a packet. DecodeParallel cuts the packet data into
+// chunks of whole blocks and decodes them concurrently, each from its first
+// byte, before the output in front of it (its window) is known: the window is
+// a placeholder, and bytes copied from it are wrong. They are found and fixed
+// the way rapidgzip fixes gzip chunks, with markers instead of bytes: the
+// chunk is decoded once behind placeholder W1 and its beginning (as far as a
+// placeholder byte can still be reached) a second time behind W2. W1 and W2
+// differ at every position and the pair (W1[p], W2[p]) names p, so a byte
+// that differs between the two decodes is a copy of window position p, and
+// one that does not is right. A single in-order pass then checks and
+// stitches the chunks: a chunk is taken only if the true decode reaches its
+// first byte exactly (the previous chunk ended there: a packet crossing the
+// boundary means no sync point there), and its markers are replaced from the
+// output before it. A chunk that cannot be taken (no sync point, a broken
+// rule, a reach before the output's start, the output limit, a literal-pair
+// rule that depends on the previous packet) is decoded again by the
+// sequential decoder from the true position, with the true window and state,
+// so a corrupt stream reports exactly the error, offset and clean output
+// Decode reports.
+
+// syncBlock is the block no packet crosses (a variable so tests can place
+// sync points densely in small streams).
+var syncBlock int64 = 0x2000
+
+// chunkBlocks is how many sync blocks one parallel task decodes (~256 KiB of
+// input, about 1 MiB of output on asset data: the placeholder window costs
+// a second decode of ~48 KiB per chunk, so chunks are much larger than it).
+var chunkBlocks int64 = 32
+
+// DecodeParallel is Decode using up to workers goroutines: the same bytes and
+// the same error (rule and offset) with the same clean prefix on every input.
+func DecodeParallel(src []byte, workers int, opt Options) ([]byte, error) {
+	return AppendDecodeParallel(nil, src, workers, opt)
+}
+
+// chunkJob is one chunk's speculative decode.
+type chunkJob struct {
+	done  chan struct{}
+	ok    bool  // decoded cleanly to a packet boundary at or past the chunk's end
+	end   int64 // stream offset of that boundary
+	state uint8 // decoder state there
+	// out1 is W1 then the chunk's output; out2 is W2 then the output's first
+	// bytes. Bytes [0, taint) of the output (counted from len(W)) may differ.
+	out1, out2 []byte
+	taint      int
+	spec       bool // decoded behind a placeholder (every chunk but the first)
+}
+
+// chunkBufs are a finished chunk's buffers, for the next chunk.
+type chunkBufs struct{ out1, out2 []byte }
+
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
+// window positions: W1[p] = byte(p), W2[p] = byte(p) + 1 + p>>8 (mod 256):
+// never equal (p>>8 < 192), and p = (W2-W1-1)<<8 | W1.
+var placeholder1, placeholder2 = func() ([]byte, []byte) {
+	w1, w2 := make([]byte, maxWindow), make([]byte, maxWindow)
+	for p := range w1 {
+		w1[p] = byte(p)
+		w2[p] = byte(p) + 1 + byte(p>>8)
+	}
+	return w1, w2
+}()
+
+// AppendDecodeParallel is DecodeParallel appending to dst, like AppendDecode.
+func AppendDecodeParallel(dst, src []byte, workers int, opt Options) ([]byte, error) {
+	return appendDecodeParallel(dst, src, workers, opt, nil)
+}
+
+// parStats counts what a parallel decode did (for tests and benchmarks).
+type parStats struct {
+	chunks   int // chunks of the stream
+	taken    int // stitched from the speculative decode
+	redone   int // decoded again by the sequential decoder
+	markers  int // bytes replaced from the window
+	resolved int // bytes the stitch pass compared for markers
+}
+
+func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStats) ([]byte, error) {
+	if ps == nil {
+		ps = new(parStats)
+	}
+	if dst == nil {
+		dst = []byte{}
+	}
+	h, err := parseHeaderIn(src, int64(len(src)))
+	if err != nil {
+		return dst, err
+	}
+	chunk := syncBlock * chunkBlocks
+	nChunks := int((h.Size - HeaderSize + chunk - 1) / chunk)
+	if nChunks <= 1 || workers < 1 {
+		return AppendDecode(dst, src, opt)
+	}
+	src = src[:h.Size]
+	maxOut := opt.MaxOutput
+	if maxOut <= 0 {
+		maxOut = math.MaxInt64
+	}
+
+	ps.chunks = nChunks
+	jobs := make([]chunkJob, nChunks)
+	for i := range jobs {
+		jobs[i].done = make(chan struct{})
+	}
+	// At most inflight chunks are decoded and not yet stitched: the tokens
+	// bound the memory to inflight × (chunk output + 2 windows + the
+	// second decode's prefix).
+	inflight := 2 * workers
+	tokens := make(chan struct{}, inflight)
+	free := make(chan chunkBufs, inflight+1) // buffers to reuse
+	quit := make(chan struct{})
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, nChunks) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case tokens <- struct{}{}:
+				case <-quit:
+					return
+				}
+				c := int(next.Add(1) - 1)
+				if c >= nChunks {
+					return // (the token stays: nothing waits for it)
+				}
+				j := &jobs[c]
+				select {
+				case b := <-free:
+					j.out1, j.out2 = b.out1[:0], b.out2[:0]
+				default:
+				}
+				decodeChunk(j, src, h.Size, c, chunk, opt)
+				close(j.done)
+			}
+		}()
+	}
+	defer func() {
+		close(quit)
+		wg.Wait()
+	}()
+
+	// Stitch, in order.
+	base := len(dst)
+	res := dst[base:base]
+	if cap(res) < writeSlack {
+		guess := min((h.Size-HeaderSize)*3+64, maxOut)
+		res = make([]byte, 0, guess+writeSlack)
+	}
+	pos, state, first := int64(HeaderSize), stMatch, true
+	for c := range jobs {
+		j := &jobs[c]
+		<-j.done
+		start := HeaderSize + int64(c)*chunk
+		end := min(start+chunk, h.Size)
+		var ok bool
+		if pos == start && j.ok {
+			res, ok = stitch(res, j, src[start], state, opt.Strict, maxOut, ps)
+			if ok {
+				pos, state, first = j.end, j.state, false
+				ps.taken++
+			}
+		}
+		if !ok && pos < end {
+			ps.redone++
+			// The sequential decoder from the true position and state.
+			d := decoder{in: src[HeaderSize:], inBase: HeaderSize, pos: int(pos - HeaderSize), end: h.Size,
+				full: true, first: first, state: state, out: res}
+			d.setOptions(opt)
+			err := d.run(end, math.MaxInt64)
+			res = d.out
+			if err != nil {
+				return appendResult(dst, base, res), err
+			}
+			pos, state, first = d.inBase+int64(d.pos), d.state, d.first
+		}
+		<-tokens
+		select {
+		case free <- chunkBufs{j.out1, j.out2}:
+		default:
+		}
+		j.out1, j.out2 = nil, nil
+	}
+	return appendResult(dst, base, res), nil
+}
+
+// appendResult is dst[:base] followed by res, which is dst's tail unless a
+// grow moved it.
+func appendResult(dst []byte, base int, res []byte) []byte {
+	if cap(res) > 0 && cap(dst) > base && &res[:1][0] == &dst[base : base+1][0] {
+		return dst[:base+len(res)]
+	}
+	return append(dst[:base], res...)
+}
+
+// decodeChunk decodes chunk c (stream offsets start..end) into j: the first
+// one exactly (from the stream's start), the others behind the placeholders.
+func decodeChunk(j *chunkJob, src []byte, size int64, c int, chunk int64, opt Options) {
+	start := HeaderSize + int64(c)*chunk
+	end := min(start+chunk, size)
+	newDec := func(w, buf []byte, hint int64) decoder {
+		d := decoder{in: src[HeaderSize:], inBase: HeaderSize, pos: int(start - HeaderSize), end: size, full: true}
+		d.setOptions(opt)
+		if c == 0 {
+			d.first = true
+			d.out = buf[:0]
+			return d
+		}
+		if d.maxOut != math.MaxInt64 {
+			d.maxOut += int64(len(w)) // the chunk alone within the limit
+		}
+		if cap(buf) < len(w)+writeSlack {
+			buf = make([]byte, 0, int64(len(w))+hint+writeSlack)
+		}
+		d.out = append(buf[:0], w...)
+		return d
+	}
+	j.spec = c > 0
+	j.taint = 0
+	d1 := newDec(placeholder1, j.out1, min((end-start)*4, 1<<24))
+	err := d1.run(end, math.MaxInt64)
+	j.out1 = d1.out
+	j.ok, j.end, j.state = err == nil, d1.inBase+int64(d1.pos), d1.state
+	if !j.ok || !j.spec {
+		return
+	}
+	// The second decode, until no byte that differs can be reached: the
+	// output is maxWindow past the last difference (and past the window).
+	const step = 16 << 10
+	w := len(placeholder2)
+	d2 := newDec(placeholder2, j.out2, 2*maxWindow)
+	last := -1 // last differing output byte
+	checked := 0
+	for checked < last+1+maxWindow {
+		err := d2.run(end, int64(w+min(last+1+maxWindow, checked+step)))
+		n := len(d2.out) - w
+		if err != nil || n > len(d1.out)-w {
+			j.ok = false // (cannot happen: the same parse as d1's)
+			break
+		}
+		if i := lastDiff(d1.out[w+checked:w+n], d2.out[w+checked:w+n]); i >= 0 {
+			last = checked + i
+		}
+		checked = n
+		if d2.pos == d1.pos {
+			break
+		}
+	}
+	j.out2 = d2.out
+	j.taint = last + 1
+}
+
+// lastDiff is the index of the last byte where a and b (of one length) differ, or -1.
+func lastDiff(a, b []byte) int {
+	i := len(a)
+	for i >= 8 {
+		if le64(a[i-8:]) != le64(b[i-8:]) {
+			break
+		}
+		i -= 8
+	}
+	for i > 0 {
+		i--
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// stitch appends chunk j's output to res and replaces its markers from the
+// output before it, if the chunk can be taken as it is: its first packet
+// keeps the literal rules after the true previous state, it stays within the
+// limit and no marker reaches before the output's start. ok false leaves res
+// as it was.
+func stitch(res []byte, j *chunkJob, firstFlag byte, state uint8, strict bool, maxOut int64, ps *parStats) ([]byte, bool) {
+	if firstFlag < 0x10 && (state == stLiteral || state == stLittle && strict) {
+		return res, false
+	}
+	w := 0
+	if j.spec {
+		w = len(placeholder1)
+	}
+	out := j.out1[w:]
+	if int64(len(res))+int64(len(out)) > maxOut {
+		return res, false
+	}
+	base := len(res)
+	if cap(res)-base < len(out)+writeSlack {
+		n := int64(2 * cap(res))
+		if maxOut != math.MaxInt64 {
+			n = min(n, maxOut+writeSlack)
+		}
+		nb := make([]byte, base, max(n, int64(base+len(out)+writeSlack)))
+		copy(nb, res)
+		res = nb
+	}
+	res = append(res, out...)
+	if j.taint == 0 {
+		return res, true
+	}
+	a, b := out[:j.taint], j.out2[w:w+j.taint]
+	ps.resolved += j.taint
+	markers := 0
+	for i := 0; i < len(a); i++ {
+		if i+8 <= len(a) && le64(a[i:]) == le64(b[i:]) {
+			i += 7
+			continue
+		}
+		if a[i] == b[i] {
+			continue
+		}
+		p := int(byte(b[i]-a[i]-1))<<8 | int(a[i]) // the window position it copies
+		from := base - maxWindow + p
+		if p >= maxWindow || from < 0 {
+			return res[:base], false // reaches before the output: the sequential decoder reports it
+		}
+		res[base+i] = res[from]
+		markers++
+	}
+	ps.markers += markers
+	return res, true
+}
