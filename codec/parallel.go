@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Parallel first decode.
@@ -35,10 +36,11 @@ import (
 // sync points densely in small streams).
 var syncBlock int64 = 0x2000
 
-// chunkBlocks is how many sync blocks one parallel task decodes (~256 KiB of
-// input, about 1 MiB of output on asset data: the placeholder window costs
-// a second decode of ~48 KiB per chunk, so chunks are much larger than it).
-var chunkBlocks int64 = 32
+// chunkBlocks is how many sync blocks one parallel task decodes (512 KiB of
+// input, about 1.3 MiB of output on asset data: the placeholder window costs
+// a second decode of at least 48 KiB per chunk, 13% of the output on the
+// benchmark corpus at this size, so chunks are much larger than it).
+var chunkBlocks int64 = 64
 
 // DecodeParallel is Decode using up to workers goroutines: the same bytes and
 // the same error (rule and offset) with the same clean prefix on every input.
@@ -56,7 +58,8 @@ type chunkJob struct {
 	// bytes. Bytes [0, taint) of the output (counted from len(W)) may differ.
 	out1, out2 []byte
 	taint      int
-	spec       bool // decoded behind a placeholder (every chunk but the first)
+	spec       bool  // decoded behind a placeholder (every chunk but the first)
+	ns         int64 // decode time (parStats.timed)
 }
 
 // chunkBufs are a finished chunk's buffers, for the next chunk.
@@ -87,6 +90,12 @@ type parStats struct {
 	redone   int // decoded again by the sequential decoder
 	markers  int // bytes replaced from the window
 	resolved int // bytes the stitch pass compared for markers
+
+	// With timed set: the time spent decoding chunks (all workers) and in
+	// the in-order pass (stitching and sequential re-decodes), for the
+	// benchmarks' estimate of the speedup on more cores.
+	timed         bool
+	chunkNs, stNs int64
 }
 
 func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStats) ([]byte, error) {
@@ -145,7 +154,14 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 					j.out1, j.out2 = b.out1[:0], b.out2[:0]
 				default:
 				}
+				var t0 time.Time
+				if ps.timed {
+					t0 = time.Now()
+				}
 				decodeChunk(j, src, h.Size, c, chunk, opt)
+				if ps.timed {
+					j.ns = int64(time.Since(t0))
+				}
 				close(j.done)
 			}
 		}()
@@ -166,6 +182,10 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 	for c := range jobs {
 		j := &jobs[c]
 		<-j.done
+		var t0 time.Time
+		if ps.timed {
+			t0 = time.Now()
+		}
 		start := HeaderSize + int64(c)*chunk
 		end := min(start+chunk, h.Size)
 		var ok bool
@@ -188,6 +208,10 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 				return appendResult(dst, base, res), err
 			}
 			pos, state, first = d.inBase+int64(d.pos), d.state, d.first
+		}
+		if ps.timed {
+			ps.stNs += int64(time.Since(t0))
+			ps.chunkNs += j.ns
 		}
 		<-tokens
 		select {
