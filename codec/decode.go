@@ -115,6 +115,7 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 	if soft+1 < lim {
 		lim = soft + 1
 	}
+	inFast := min(lim, len(in)-(maxPacket+8)) // decodeFast's input bound
 
 	if d.first && pos < endRel {
 		d.first = false
@@ -149,6 +150,20 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 		if len(out)-o < writeSlack {
 			out = grow(out[:o], writeSlack, maxLen)
 			out = out[:cap(out)]
+		}
+		if pos < inFast && !trackRef {
+			oEnd := len(out) - writeSlack
+			if m := maxLen - outSlack; m < int64(oEnd) {
+				oEnd = int(max(m, -1))
+			}
+			if s := stopO - 1; s < int64(oEnd) {
+				oEnd = int(s)
+			}
+			p0 := pos
+			pos, o, state = decodeFast(in, pos, out, o, state, d.strict, inFast, oEnd)
+			if pos != p0 {
+				continue
+			}
 		}
 		start := pos
 		f := in[pos]
