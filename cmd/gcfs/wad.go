@@ -24,8 +24,9 @@ func wadCommand() *cli.Command {
 				Name:      "decompress",
 				Usage:     "decode the WAD stream in IN to OUT (- for stdin/stdout)",
 				ArgsUsage: "IN OUT",
-				Flags:     wadDecodeFlags(),
-				Action:    wadDecompress,
+				Flags: append(wadDecodeFlags(), &cli.IntFlag{Name: "workers",
+					Usage: "decode on up to `N` cores (0: all the process may use, 1: sequential)"}),
+				Action: wadDecompress,
 			},
 			{
 				Name:      "compress",
@@ -158,7 +159,8 @@ func wadDecompress(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := codec.Decode(src, opt)
+	out, release, err := wadDecode(src, opt, c.Int("workers"))
+	defer release()
 	if err != nil {
 		return wadStreamError(name, err, int64(len(out)))
 	}
