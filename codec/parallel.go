@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -127,10 +128,10 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 	}
 	// At most inflight chunks are decoded and not yet stitched: the tokens
 	// bound the memory to inflight × (chunk output + 2 windows + the
-	// second decode's prefix).
+	// second decode's prefix), plus the stitched chunks whose tails are
+	// still copying or within reach of the output's end (see trim).
 	inflight := 2 * workers
 	tokens := make(chan struct{}, inflight)
-	free := make(chan chunkBufs, inflight+1) // buffers to reuse
 	quit := make(chan struct{})
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -149,10 +150,8 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 					return // (the token stays: nothing waits for it)
 				}
 				j := &jobs[c]
-				select {
-				case b := <-free:
+				if b, ok := chunkPool.Get().(*chunkBufs); ok {
 					j.out1, j.out2 = b.out1[:0], b.out2[:0]
-				default:
 				}
 				var t0 time.Time
 				if ps.timed {
@@ -173,11 +172,15 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 
 	// Stitch, in order.
 	base := len(dst)
-	res := dst[base:base]
-	if cap(res) < writeSlack {
+	if cap(dst)-base < writeSlack {
+		// The guess AppendDecode makes; grown by doubling past it.
 		guess := min((h.Size-HeaderSize)*3+64, maxOut)
-		res = make([]byte, 0, guess+writeSlack)
+		nb := make([]byte, base, int64(base)+guess+writeSlack)
+		copy(nb, dst)
+		dst = nb
 	}
+	st := stitcher{res: dst[base:base], async: workers > 1, ps: ps}
+	defer st.settle() // (before the workers stop: no copy outlives the call)
 	pos, state, first := int64(HeaderSize), stMatch, true
 	for c := range jobs {
 		j := &jobs[c]
@@ -188,39 +191,38 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 		}
 		start := HeaderSize + int64(c)*chunk
 		end := min(start+chunk, h.Size)
-		var ok bool
-		if pos == start && j.ok {
-			res, ok = stitch(res, j, src[start], state, opt.Strict, maxOut, ps)
-			if ok {
-				pos, state, first = j.end, j.state, false
-				ps.taken++
-			}
+		ok := pos == start && j.ok && st.take(j, src[start], state, opt.Strict, maxOut)
+		if ok {
+			pos, state, first = j.end, j.state, false
+			ps.taken++
+		} else {
+			st.recycle(chunkBufs{j.out1, j.out2})
 		}
+		j.out1, j.out2 = nil, nil
 		if !ok && pos < end {
 			ps.redone++
-			// The sequential decoder from the true position and state.
+			// The sequential decoder from the true position and state, on
+			// the whole output so far.
+			st.settle()
 			d := decoder{in: src[HeaderSize:], inBase: HeaderSize, pos: int(pos - HeaderSize), end: h.Size,
-				full: true, first: first, state: state, out: res}
+				full: true, first: first, state: state, out: st.res}
 			d.setOptions(opt)
 			err := d.run(end, math.MaxInt64)
-			res = d.out
+			st.res = d.out
 			if err != nil {
-				return appendResult(dst, base, res), err
+				return appendResult(dst, base, st.res), err
 			}
 			pos, state, first = d.inBase+int64(d.pos), d.state, d.first
 		}
+		st.trim()
 		if ps.timed {
 			ps.stNs += int64(time.Since(t0))
 			ps.chunkNs += j.ns
 		}
 		<-tokens
-		select {
-		case free <- chunkBufs{j.out1, j.out2}:
-		default:
-		}
-		j.out1, j.out2 = nil, nil
 	}
-	return appendResult(dst, base, res), nil
+	st.settle()
+	return appendResult(dst, base, st.res), nil
 }
 
 // appendResult is dst[:base] followed by res, which is dst's tail unless a
@@ -307,56 +309,154 @@ func lastDiff(a, b []byte) int {
 	return -1
 }
 
-// stitch appends chunk j's output to res and replaces its markers from the
-// output before it, if the chunk can be taken as it is: its first packet
-// keeps the literal rules after the true previous state, it stays within the
-// limit and no marker reaches before the output's start. ok false leaves res
-// as it was.
-func stitch(res []byte, j *chunkJob, firstFlag byte, state uint8, strict bool, maxOut int64, ps *parStats) ([]byte, bool) {
+// stitcher appends the chunks to the output in order. A taken chunk's
+// first bytes (up to its last marker) are copied and resolved at once; the
+// rest, already right, is copied by a goroutine of its own while the next
+// chunks are stitched, so the in-order pass does little but the markers.
+// Until a copy is done, the bytes it writes are read from the chunk's
+// buffer.
+type stitcher struct {
+	res   []byte
+	segs  []segment // taken chunks still copying or within reach of the output's end
+	async bool      // copy in the background (more than one worker)
+	ps    *parStats
+}
+
+type segment struct {
+	base, taint int    // the chunk's offset in res; its prefix written at once
+	out         []byte // the chunk's output
+	bufs        chunkBufs
+	done        chan struct{} // closed when out[taint:] is in res
+}
+
+// asyncMin is the least a background copy moves.
+const asyncMin = 128 << 10
+
+// chunkPool keeps chunk buffers for the next chunks and the next calls.
+var chunkPool sync.Pool
+
+func (s *stitcher) recycle(b chunkBufs) {
+	if cap(b.out1) > 0 {
+		chunkPool.Put(&b)
+	}
+}
+
+// settle waits for every copy: res is then whole, and may be grown or
+// written by the sequential decoder.
+func (s *stitcher) settle() {
+	for _, g := range s.segs {
+		<-g.done
+		s.recycle(g.bufs)
+	}
+	clear(s.segs)
+	s.segs = s.segs[:0]
+}
+
+// trim drops the segments that are done copying and out of reach.
+func (s *stitcher) trim() {
+	n := 0
+	for _, g := range s.segs {
+		if g.base+len(g.out) > len(s.res)-maxWindow {
+			break
+		}
+		select {
+		case <-g.done:
+			s.recycle(g.bufs)
+			n++
+			continue
+		default:
+		}
+		break
+	}
+	s.segs = append(s.segs[:0], s.segs[n:]...)
+	if len(s.segs) > 16 { // (many tiny chunks)
+		s.settle()
+	}
+}
+
+// byteAt is output byte p (before the chunk being stitched).
+func (s *stitcher) byteAt(p int) byte {
+	for i := len(s.segs) - 1; i >= 0; i-- {
+		if g := &s.segs[i]; p >= g.base {
+			if p-g.base >= g.taint {
+				return g.out[p-g.base]
+			}
+			break
+		}
+	}
+	return s.res[p]
+}
+
+// take appends chunk j's output and replaces its markers from the output
+// before it, if the chunk can be taken as it is: its first packet keeps the
+// literal rules after the true previous state, it stays within the limit and
+// no marker reaches before the output's start. false leaves the output as it
+// was.
+func (s *stitcher) take(j *chunkJob, firstFlag byte, state uint8, strict bool, maxOut int64) bool {
 	if firstFlag < 0x10 && (state == stLiteral || state == stLittle && strict) {
-		return res, false
+		return false
 	}
 	w := 0
 	if j.spec {
 		w = len(placeholder1)
 	}
 	out := j.out1[w:]
-	if int64(len(res))+int64(len(out)) > maxOut {
-		return res, false
+	base := len(s.res)
+	if int64(base)+int64(len(out)) > maxOut {
+		return false
 	}
-	base := len(res)
-	if cap(res)-base < len(out)+writeSlack {
-		n := int64(2 * cap(res))
+	if cap(s.res)-base < len(out)+writeSlack {
+		s.settle()
+		n := int64(2 * cap(s.res))
 		if maxOut != math.MaxInt64 {
 			n = min(n, maxOut+writeSlack)
 		}
 		nb := make([]byte, base, max(n, int64(base+len(out)+writeSlack)))
-		copy(nb, res)
-		res = nb
+		copy(nb, s.res)
+		s.res = nb
 	}
-	res = append(res, out...)
-	if j.taint == 0 {
-		return res, true
+	res := s.res[:base+len(out)]
+	t := j.taint
+	copy(res[base:base+t], out[:t])
+	if t > 0 {
+		a, b := out[:t], j.out2[w:w+t]
+		markers := 0
+		for k := 0; k < len(a); k += 8 {
+			// The differing bytes of each 8 (the tail padded with equal bytes).
+			var x uint64
+			if k+8 <= len(a) {
+				x = le64(a[k:]) ^ le64(b[k:])
+			} else {
+				for i := k; i < len(a); i++ {
+					x |= uint64(a[i]^b[i]) << (8 * uint(i-k))
+				}
+			}
+			for x != 0 {
+				i := k + bits.TrailingZeros64(x)/8
+				x &^= 0xFF << (8 * uint(i-k))
+				p := int(byte(b[i]-a[i]-1))<<8 | int(a[i]) // the window position it copies
+				from := base - maxWindow + p
+				if p >= maxWindow || from < 0 {
+					return false // reaches before the output: the sequential decoder reports it
+				}
+				res[base+i] = s.byteAt(from)
+				markers++
+			}
+		}
+		s.ps.resolved += t
+		s.ps.markers += markers
 	}
-	a, b := out[:j.taint], j.out2[w:w+j.taint]
-	ps.resolved += j.taint
-	markers := 0
-	for i := 0; i < len(a); i++ {
-		if i+8 <= len(a) && le64(a[i:]) == le64(b[i:]) {
-			i += 7
-			continue
-		}
-		if a[i] == b[i] {
-			continue
-		}
-		p := int(byte(b[i]-a[i]-1))<<8 | int(a[i]) // the window position it copies
-		from := base - maxWindow + p
-		if p >= maxWindow || from < 0 {
-			return res[:base], false // reaches before the output: the sequential decoder reports it
-		}
-		res[base+i] = res[from]
-		markers++
+	s.res = res
+	g := segment{base: base, taint: t, out: out, bufs: chunkBufs{j.out1, j.out2}, done: make(chan struct{})}
+	if s.async && len(out)-t >= asyncMin {
+		go func() {
+			copy(res[base+t:], out[t:])
+			close(g.done)
+		}()
+	} else {
+		copy(res[base+t:], out[t:])
+		close(g.done)
 	}
-	ps.markers += markers
-	return res, true
+	s.segs = append(s.segs, g)
+	return true
 }

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"runtime"
+	"syscall"
+
+	"gcfs/codec"
+)
+
+// The whole-process path of `gcfs wad decompress`: the input read with one
+// read (os.ReadFile sizes its buffer from the file's size), the output
+// decoded in parallel into one buffer sized once and written with one write.
+
+// wadMaxExpansion is the most output one byte of packet data can give: a
+// match with a length byte is 4 bytes for up to 288 (little literals copy
+// 1:1, a literal packet is longer than its bytes).
+const wadMaxExpansion = 72
+
+// wadOutputBuffer returns an empty buffer with room for the whole decode of
+// the stream in src up to limit bytes, so the output is never grown: from
+// the stream's length (the header's size only once checked against
+// len(src)) times the most a byte can expand, at most limit. Large buffers
+// are anonymous mappings: only the pages the output touches are ever
+// allocated. release frees it (after the last use of the buffer).
+func wadOutputBuffer(src []byte, limit int64) (buf []byte, release func()) {
+	n := int64(len(src))
+	if h, err := codec.ParseHeader(src); err == nil && h.Size <= n {
+		n = h.Size - codec.HeaderSize
+	}
+	n = min(n*wadMaxExpansion, limit) + 4096 // and room for the decoder's over-writes
+	if n < 8<<20 {
+		return make([]byte, 0, n), func() {}
+	}
+	b, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		return nil, func() {} // the decoder allocates and grows its own
+	}
+	const madvHugepage = 14 // fewer page faults; ignored where unsupported
+	syscall.Madvise(b, madvHugepage)
+	return b[:0], func() { syscall.Munmap(b) }
+}
+
+// wadDecode decodes src on up to workers cores (0 or less: every core the
+// process may use; 1: the sequential decoder).
+func wadDecode(src []byte, opt codec.Options, workers int) (out []byte, release func(), err error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	buf, release := wadOutputBuffer(src, opt.MaxOutput)
+	if workers == 1 {
+		out, err = codec.AppendDecode(buf, src, opt)
+	} else {
+		out, err = codec.AppendDecodeParallel(buf, src, workers, opt)
+	}
+	return out, release, err
+}
