@@ -59,12 +59,24 @@ type chunkJob struct {
 	// bytes. Bytes [0, taint) of the output (counted from len(W)) may differ.
 	out1, out2 []byte
 	taint      int
-	spec       bool  // decoded behind a placeholder (every chunk but the first)
-	ns         int64 // decode time (parStats.timed)
+	// The markers in out1[len(W):][:taint], as runs of bytes that copy
+	// consecutive window bytes; minP is the farthest back one reaches.
+	runs    []markerRun
+	minP    int
+	markers int
+	spec    bool  // decoded behind a placeholder (every chunk but the first)
+	ns      int64 // decode time (parStats.timed)
 }
 
+// markerRun: output bytes [i, i+n) of a chunk are window bytes [p, p+n),
+// window byte p being output byte p-maxWindow counted from the chunk's start.
+type markerRun struct{ i, p, n int32 }
+
 // chunkBufs are a finished chunk's buffers, for the next chunk.
-type chunkBufs struct{ out1, out2 []byte }
+type chunkBufs struct {
+	out1, out2 []byte
+	runs       []markerRun
+}
 
 func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
@@ -90,6 +102,7 @@ type parStats struct {
 	taken    int // stitched from the speculative decode
 	redone   int // decoded again by the sequential decoder
 	markers  int // bytes replaced from the window
+	runs     int // in runs of consecutive window bytes
 	resolved int // bytes the stitch pass compared for markers
 
 	// With timed set: the time spent decoding chunks (all workers) and in
@@ -151,7 +164,7 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 				}
 				j := &jobs[c]
 				if b, ok := chunkPool.Get().(*chunkBufs); ok {
-					j.out1, j.out2 = b.out1[:0], b.out2[:0]
+					j.out1, j.out2, j.runs = b.out1[:0], b.out2[:0], b.runs[:0]
 				}
 				var t0 time.Time
 				if ps.timed {
@@ -196,9 +209,9 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 			pos, state, first = j.end, j.state, false
 			ps.taken++
 		} else {
-			st.recycle(chunkBufs{j.out1, j.out2})
+			st.recycle(chunkBufs{j.out1, j.out2, j.runs})
 		}
-		j.out1, j.out2 = nil, nil
+		j.out1, j.out2, j.runs = nil, nil, nil
 		if !ok && pos < end {
 			ps.redone++
 			// The sequential decoder from the true position and state, on
@@ -257,7 +270,7 @@ func decodeChunk(j *chunkJob, src []byte, size int64, c int, chunk int64, opt Op
 		return d
 	}
 	j.spec = c > 0
-	j.taint = 0
+	j.taint, j.runs, j.minP, j.markers = 0, j.runs[:0], maxWindow, 0
 	d1 := newDec(placeholder1, j.out1, min((end-start)*4, 1<<24))
 	err := d1.run(end, math.MaxInt64)
 	j.out1 = d1.out
@@ -289,6 +302,56 @@ func decodeChunk(j *chunkJob, src []byte, size int64, c int, chunk int64, opt Op
 	}
 	j.out2 = d2.out
 	j.taint = last + 1
+	j.runs, j.minP, j.markers = findMarkers(j.runs[:0], d1.out[w:w+j.taint], d2.out[w:w+j.taint])
+	if j.minP < 0 {
+		j.ok = false // (cannot happen: every difference names a window byte)
+	}
+}
+
+// findMarkers lists the bytes where a (decoded behind W1) and b (behind W2)
+// differ, as runs copying consecutive window bytes; minP is the least window
+// position (maxWindow when there are none, -1 for a difference that names
+// none).
+func findMarkers(runs []markerRun, a, b []byte) ([]markerRun, int, int) {
+	minP, count := maxWindow, 0
+	b = b[:len(a)]
+	ri, rp, rn := 0, 0, 0 // the run being extended
+	for k := 0; k < len(a); k += 8 {
+		// The differing bytes of these 8 (the tail padded with equal ones).
+		var x uint64
+		if k+8 <= len(a) {
+			x = ld64(a, k) ^ ld64(b, k) // (k+8 <= len(a) == len(b))
+		} else {
+			for i := k; i < len(a); i++ {
+				x |= uint64(a[i]^b[i]) << (8 * uint(i-k))
+			}
+		}
+		for x != 0 {
+			i := k + bits.TrailingZeros64(x)>>3
+			x &^= 0xFF << (uint(i-k) * 8)
+			ai := a[i]
+			p := int(byte(b[i]-ai-1))<<8 | int(ai) // the window byte it copies
+			if i == ri+rn && p == rp+rn && rn > 0 {
+				rn++
+				continue
+			}
+			if p >= maxWindow {
+				return runs, -1, count
+			}
+			if rn > 0 {
+				runs = append(runs, markerRun{int32(ri), int32(rp), int32(rn)})
+				count += rn
+				minP = min(minP, rp)
+			}
+			ri, rp, rn = i, p, 1
+		}
+	}
+	if rn > 0 {
+		runs = append(runs, markerRun{int32(ri), int32(rp), int32(rn)})
+		count += rn
+		minP = min(minP, rp)
+	}
+	return runs, minP, count
 }
 
 // lastDiff is the index of the last byte where a and b (of one length) differ, or -1.
@@ -374,17 +437,30 @@ func (s *stitcher) trim() {
 	}
 }
 
-// byteAt is output byte p (before the chunk being stitched).
-func (s *stitcher) byteAt(p int) byte {
-	for i := len(s.segs) - 1; i >= 0; i-- {
-		if g := &s.segs[i]; p >= g.base {
-			if p-g.base >= g.taint {
-				return g.out[p-g.base]
-			}
-			break
+// window copies output bytes [from, from+len(dst)) (before the chunk being
+// stitched) to dst: from the chunks' buffers where a copy into res may still
+// be running, from res elsewhere.
+func (s *stitcher) window(dst []byte, from int) {
+	for len(dst) > 0 {
+		lim := len(s.res) // res is right below lim
+		i := len(s.segs) - 1
+		for i >= 0 && s.segs[i].base > from {
+			i--
 		}
+		if i >= 0 {
+			g := &s.segs[i]
+			if from-g.base >= g.taint {
+				n := copy(dst, g.out[from-g.base:])
+				dst, from = dst[n:], from+n
+				continue
+			}
+			lim = g.base + g.taint
+		} else if len(s.segs) > 0 {
+			lim = s.segs[0].base + s.segs[0].taint
+		}
+		n := copy(dst, s.res[from:lim])
+		dst, from = dst[n:], from+n
 	}
-	return s.res[p]
 }
 
 // take appends chunk j's output and replaces its markers from the output
@@ -415,39 +491,20 @@ func (s *stitcher) take(j *chunkJob, firstFlag byte, state uint8, strict bool, m
 		copy(nb, s.res)
 		s.res = nb
 	}
+	if j.markers > 0 && base-maxWindow+j.minP < 0 {
+		return false // a marker reaches before the output: the sequential decoder reports it
+	}
 	res := s.res[:base+len(out)]
 	t := j.taint
 	copy(res[base:base+t], out[:t])
-	if t > 0 {
-		a, b := out[:t], j.out2[w:w+t]
-		markers := 0
-		for k := 0; k < len(a); k += 8 {
-			// The differing bytes of each 8 (the tail padded with equal bytes).
-			var x uint64
-			if k+8 <= len(a) {
-				x = le64(a[k:]) ^ le64(b[k:])
-			} else {
-				for i := k; i < len(a); i++ {
-					x |= uint64(a[i]^b[i]) << (8 * uint(i-k))
-				}
-			}
-			for x != 0 {
-				i := k + bits.TrailingZeros64(x)/8
-				x &^= 0xFF << (8 * uint(i-k))
-				p := int(byte(b[i]-a[i]-1))<<8 | int(a[i]) // the window position it copies
-				from := base - maxWindow + p
-				if p >= maxWindow || from < 0 {
-					return false // reaches before the output: the sequential decoder reports it
-				}
-				res[base+i] = s.byteAt(from)
-				markers++
-			}
-		}
-		s.ps.resolved += t
-		s.ps.markers += markers
+	for _, r := range j.runs {
+		s.window(res[base+int(r.i):base+int(r.i+r.n)], base-maxWindow+int(r.p))
 	}
+	s.ps.resolved += t
+	s.ps.markers += j.markers
+	s.ps.runs += len(j.runs)
 	s.res = res
-	g := segment{base: base, taint: t, out: out, bufs: chunkBufs{j.out1, j.out2}, done: make(chan struct{})}
+	g := segment{base: base, taint: t, out: out, bufs: chunkBufs{j.out1, j.out2, j.runs}, done: make(chan struct{})}
 	if s.async && len(out)-t >= asyncMin {
 		go func() {
 			copy(res[base+t:], out[t:])
