@@ -25,7 +25,7 @@ func wadCommand() *cli.Command {
 				Usage:     "decode the WAD stream in IN to OUT (- for stdin/stdout)",
 				ArgsUsage: "IN OUT",
 				Flags: append(wadDecodeFlags(), &cli.IntFlag{Name: "workers",
-					Usage: "decode on up to `N` cores (0: all the process may use, 1: sequential)"}),
+					Usage: "decode on up to `N` cores (0: all the process may use when there are at least 4, else 1; 1: sequential)"}),
 				Action: wadDecompress,
 			},
 			{

@@ -30,7 +30,8 @@ func goTool(b *testing.B) string {
 // straightforward byte-at-a-time decoder built as its own binary
 // (testdata/refwad, "ref") and against `cat` of the decoded bytes to a file
 // (the I/O floor). One iteration runs all three, interleaved; reported are
-// the medians (ms) and x-ref = ref/gcfs, x-cat = gcfs/cat.
+// the medians (ms) of wall time, x-ref = ref/gcfs, x-cat = gcfs/cat, and of
+// CPU time (user + system): gcfs-cpu-ms and x-ref-cpu.
 func BenchmarkWadDecompressProcess(b *testing.B) {
 	dir := b.TempDir()
 	gcfs, ref := filepath.Join(dir, "gcfs"), filepath.Join(dir, "refwad")
@@ -48,36 +49,26 @@ func BenchmarkWadDecompressProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	outG, outR, outC := filepath.Join(dir, "g.out"), filepath.Join(dir, "r.out"), filepath.Join(dir, "c.out")
-	run := func(out string, name string, args ...string) time.Duration {
+	// run returns the wall time and the CPU time (user + system) of one
+	// command, its stdout to stdout if not "".
+	run := func(stdout string, name string, args ...string) (wall, cpu time.Duration) {
 		cmd := exec.Command(name, args...)
-		if out != "" {
-			f, err := os.Create(out)
+		if stdout != "" {
+			f, err := os.Create(stdout)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer f.Close()
 			cmd.Stdout = f
 		}
-		t0 := time.Now()
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%s: %v %s", name, err, msg)
-		}
-		return time.Since(t0)
-	}
-	// (cmd.CombinedOutput sets Stdout itself: cat gets a shell-free redirect)
-	runCat := func() time.Duration {
-		f, err := os.Create(outC)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		cmd := exec.Command("cat", plain)
-		cmd.Stdout = f
+		var msg bytes.Buffer
+		cmd.Stderr = &msg
 		t0 := time.Now()
 		if err := cmd.Run(); err != nil {
-			b.Fatal(err)
+			b.Fatalf("%s: %v %s", name, err, msg.Bytes())
 		}
-		return time.Since(t0)
+		wall = time.Since(t0)
+		return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	run("", gcfs, "wad", "decompress", in, outG)
 	run("", ref, in, outR)
@@ -86,12 +77,15 @@ func BenchmarkWadDecompressProcess(b *testing.B) {
 			b.Fatalf("%s: wrong output (%v)", p, err)
 		}
 	}
-	var tg, tr, tc []time.Duration
+	var tg, tr, tc, cg, cr, cc []time.Duration
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
-		tg = append(tg, run("", gcfs, "wad", "decompress", in, outG))
-		tr = append(tr, run("", ref, in, outR))
-		tc = append(tc, runCat())
+		w, c := run("", gcfs, "wad", "decompress", in, outG)
+		tg, cg = append(tg, w), append(cg, c)
+		w, c = run("", ref, in, outR)
+		tr, cr = append(tr, w), append(cr, c)
+		w, c = run(outC, "cat", plain)
+		tc, cc = append(tc, w), append(cc, c)
 	}
 	b.StopTimer()
 	med := func(d []time.Duration) float64 {
@@ -104,4 +98,8 @@ func BenchmarkWadDecompressProcess(b *testing.B) {
 	b.ReportMetric(c, "cat-ms")
 	b.ReportMetric(r/g, "x-ref")
 	b.ReportMetric(g/c, "x-cat")
+	// CPU time: what the wall times would be on an idle machine (this one
+	// is shared), for one core.
+	b.ReportMetric(med(cg), "gcfs-cpu-ms")
+	b.ReportMetric(med(cr)/med(cg), "x-ref-cpu")
 }
