@@ -64,6 +64,7 @@ type chunkJob struct {
 	runs    []markerRun
 	minP    int
 	markers int
+	second  int   // output bytes the second decode produced
 	spec    bool  // decoded behind a placeholder (every chunk but the first)
 	ns      int64 // decode time (parStats.timed)
 }
@@ -103,7 +104,8 @@ type parStats struct {
 	redone   int // decoded again by the sequential decoder
 	markers  int // bytes replaced from the window
 	runs     int // in runs of consecutive window bytes
-	resolved int // bytes the stitch pass compared for markers
+	resolved int // output bytes up to each chunk's last marker
+	second   int // output bytes decoded a second time (behind W2)
 
 	// With timed set: the time spent decoding chunks (all workers) and in
 	// the in-order pass (stitching and sequential re-decodes), for the
@@ -270,7 +272,7 @@ func decodeChunk(j *chunkJob, src []byte, size int64, c int, chunk int64, opt Op
 		return d
 	}
 	j.spec = c > 0
-	j.taint, j.runs, j.minP, j.markers = 0, j.runs[:0], maxWindow, 0
+	j.taint, j.runs, j.minP, j.markers, j.second = 0, j.runs[:0], maxWindow, 0, 0
 	d1 := newDec(placeholder1, j.out1, min((end-start)*4, 1<<24))
 	err := d1.run(end, math.MaxInt64)
 	j.out1 = d1.out
@@ -302,6 +304,7 @@ func decodeChunk(j *chunkJob, src []byte, size int64, c int, chunk int64, opt Op
 	}
 	j.out2 = d2.out
 	j.taint = last + 1
+	j.second = checked
 	j.runs, j.minP, j.markers = findMarkers(j.runs[:0], d1.out[w:w+j.taint], d2.out[w:w+j.taint])
 	if j.minP < 0 {
 		j.ok = false // (cannot happen: every difference names a window byte)
@@ -501,6 +504,7 @@ func (s *stitcher) take(j *chunkJob, firstFlag byte, state uint8, strict bool, m
 		s.window(res[base+int(r.i):base+int(r.i+r.n)], base-maxWindow+int(r.p))
 	}
 	s.ps.resolved += t
+	s.ps.second += j.second
 	s.ps.markers += j.markers
 	s.ps.runs += len(j.runs)
 	s.res = res
