@@ -298,3 +298,16 @@ func BenchmarkDecodeParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScanParallel: ScanParallel with 2 workers (with 1 it is Scan).
+func BenchmarkScanParallel(b *testing.B) {
+	raw, enc := benchCorpus(b)
+	b.SetBytes(int64(len(raw)))
+	done := cpuMeter(b, int64(len(raw)))
+	for b.Loop() {
+		if _, err := ScanParallel(enc, 2, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	done()
+}

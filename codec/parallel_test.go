@@ -141,3 +141,62 @@ func FuzzDecodeParallel(f *testing.F) {
 		parallelAgree(t, s, fuzzOptions(flags), 1, 3)
 	})
 }
+
+// scanAgree fails unless ScanParallel gives Scan's Stats and error.
+func scanAgree(t *testing.T, s []byte, opt Options, workers ...int) {
+	t.Helper()
+	want, werr := Scan(bytes.NewReader(s), int64(len(s)), opt)
+	for _, w := range workers {
+		got, err := ScanParallel(s, w, opt)
+		if !sameErr(err, werr) || got != want {
+			t.Fatalf("workers %d %+v: parallel %+v %v, sequential %+v %v", w, opt, got, err, want, werr)
+		}
+	}
+}
+
+func TestScanParallel(t *testing.T) {
+	for _, blocks := range []int64{1, 3} {
+		setChunking(t, 0x2000, blocks)
+		for i, n := range []int{0, 5000, 0x2000 * 3, 300 << 10, 1 << 20} {
+			enc := Encode(SampleData(int64(i), n), EncodeOptions{})
+			scanAgree(t, enc, Options{}, 2, 3, 8)
+			for _, opt := range []Options{{Align: 0x2000}, {Strict: true}, {MaxOutput: int64(n / 2)}, {MaxOutput: int64(n) - 1}} {
+				scanAgree(t, enc, opt, 2)
+			}
+		}
+	}
+	setChunking(t, 0x2000, 1)
+	pk, _ := bigPrefix(200000)
+	scanAgree(t, stream(append(pk, 0x11, 0, 0, 0x19, 0x04, 0x00, 0x10, 0xFF, 0x04, 0x00)), Options{}, 2)
+	enc := Encode(SampleData(9, 400<<10), EncodeOptions{})
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 100 {
+		s := bytes.Clone(enc)
+		if rng.IntN(2) == 0 {
+			s[HeaderSize+rng.IntN(len(s)-HeaderSize)] = byte(rng.IntN(256))
+		} else {
+			s[HeaderSize+rng.IntN((len(s)-HeaderSize)/0x2000)*0x2000] = byte(rng.IntN(0x20))
+		}
+		scanAgree(t, s, Options{Strict: rng.IntN(2) == 0}, 2)
+	}
+	for _, blk := range []int64{16, 37, 300} {
+		setChunking(t, blk, 1)
+		scanAgree(t, Encode(SampleData(5, 60<<10), EncodeOptions{}), Options{}, 2, 5)
+	}
+}
+
+func FuzzScanParallel(f *testing.F) {
+	for _, s := range fuzzSeeds() {
+		f.Add(s, uint8(0), uint8(0))
+		f.Add(s, uint8(4), uint8(20))
+	}
+	f.Add(Encode(SampleData(11, 60000), EncodeOptions{})[HeaderSize:], uint8(0), uint8(0))
+	f.Fuzz(func(t *testing.T, body []byte, flags, blk uint8) {
+		block := int64(0x2000)
+		if blk != 0 {
+			block = int64(blk)
+		}
+		setChunking(t, block, 1)
+		scanAgree(t, fuzzStream(body, flags&1 != 0), fuzzOptions(flags), 2, 3)
+	})
+}
