@@ -155,8 +155,12 @@ func wadDecompress(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	src, name, err := wadReadInput(c, c.Args().Get(0))
-	if err != nil {
+	var src []byte
+	name := c.Args().Get(0)
+	if big, unmap, ok := wadReadBig(name); ok && name != "-" {
+		defer unmap()
+		src = big
+	} else if src, name, err = wadReadInput(c, name); err != nil {
 		return err
 	}
 	out, release, err := wadDecode(src, opt, c.Int("workers"))
