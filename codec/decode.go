@@ -82,10 +82,13 @@ const writeSlack = outSlack + 16
 // buffered input runs short (errNeedInput), or the stream breaks a rule. The
 // output holds exactly the packets that decoded cleanly.
 //
-// The loop checks each packet's lengths and distance once, then copies with
-// 8-byte moves where source and destination are 8 or more apart (writing up
-// to 7 bytes past the packet's end, inside writeSlack), and with copy for
-// long non-overlapping runs.
+// Away from the buffers' ends, the limit and the stop, packets are decoded by
+// decodeFast (fast.go); the loop here decodes the rest and every packet
+// decodeFast leaves (control packets, literal-rule checks, errors). It
+// checks each packet's lengths and distance once, then copies with 8-byte
+// moves where source and destination are 8 or more apart (writing up to 7
+// bytes past the packet's end, inside writeSlack), and with copy for long
+// non-overlapping runs.
 func (d *decoder) run(stopIn, stopOut int64) error {
 	in, pos, state := d.in, d.pos, d.state
 	o := len(d.out)
