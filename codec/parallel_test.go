@@ -200,3 +200,31 @@ func FuzzScanParallel(f *testing.F) {
 		scanAgree(t, fuzzStream(body, flags&1 != 0), fuzzOptions(flags), 2, 3)
 	})
 }
+
+// The default chunking on a stream of several chunks: corruptions near and
+// at chunk boundaries and limits give Decode's result.
+func TestDecodeParallelDefaultChunks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("12 MiB of decodes")
+	}
+	raw := SampleData(17, 3<<20)
+	enc := Encode(raw, EncodeOptions{})
+	chunk := int(syncBlock * chunkBlocks)
+	if len(enc) < 2*chunk {
+		t.Fatalf("stream of %d bytes: fewer than 2 chunks", len(enc))
+	}
+	ps := parallelAgree(t, enc, Options{}, 2, 4)
+	if ps.taken != ps.chunks {
+		t.Errorf("%+v: not every chunk taken", ps)
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	for range 12 {
+		s := bytes.Clone(enc)
+		c := 1 + rng.IntN((len(s)-HeaderSize)/chunk)
+		p := HeaderSize + c*chunk + rng.IntN(64) - 32 // around a chunk's start
+		s[p] = byte(rng.IntN(256))
+		parallelAgree(t, s, Options{Strict: rng.IntN(2) == 0}, 2)
+	}
+	parallelAgree(t, enc, Options{MaxOutput: int64(len(raw)) - 1}, 3)
+	parallelAgree(t, enc, Options{MaxOutput: int64(rng.IntN(len(raw)))}, 3)
+}
