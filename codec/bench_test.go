@@ -274,6 +274,9 @@ func BenchmarkCopy4K(b *testing.B) {
 // on 8 idle cores ("est8x"), from this run's own measurements: the chunk work
 // without its second decodes (what one sequential decode costs), over
 // max(chunk work / 8, in-order pass) plus one chunk (the pipeline's start).
+// Read est8x from workers=2: with one worker the chunks' tails are copied in
+// the in-order pass instead of beside it. Wall times on a shared machine
+// inflate serial-% and lower est8x.
 func BenchmarkDecodeParallel(b *testing.B) {
 	raw, enc := benchCorpus(b)
 	buf := make([]byte, 0, len(raw)+writeSlack)
