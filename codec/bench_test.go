@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -261,4 +262,55 @@ func BenchmarkCopy4K(b *testing.B) {
 	for b.Loop() {
 		copy(dst, raw[rng.IntN(len(raw)-4096):])
 	}
+}
+
+// BenchmarkDecodeParallel: AppendDecodeParallel into a reused buffer (as
+// BenchmarkAppendDecode) with 1 and 2 workers on the 32 MiB corpus. Besides
+// MB/s it reports the share of the in-order pass in all the work ("serial-%":
+// stitching, markers, the sequential re-decodes; the copies of the chunks'
+// tails run beside it), the output decoded a second time for markers
+// ("redecode-%"; "marker-%": the output up to each chunk's last marker, whose
+// markers are found and resolved), and an estimate of the speedup over the sequential decoder
+// on 8 idle cores ("est8x"), from this run's own measurements: the chunk work
+// without its second decodes (what one sequential decode costs), over
+// max(chunk work / 8, in-order pass) plus one chunk (the pipeline's start).
+// Read est8x from workers=2: with one worker the chunks' tails are copied in
+// the in-order pass instead of beside it. Wall times on a shared machine
+// inflate serial-% and lower est8x.
+func BenchmarkDecodeParallel(b *testing.B) {
+	raw, enc := benchCorpus(b)
+	buf := make([]byte, 0, len(raw)+writeSlack)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			var ps *parStats
+			done := cpuMeter(b, int64(len(raw)))
+			for b.Loop() {
+				ps = &parStats{timed: true}
+				if _, err := appendDecodeParallel(buf[:0], enc, w, Options{}, ps); err != nil {
+					b.Fatal(err)
+				}
+			}
+			done()
+			chunkNs, stNs := float64(ps.chunkNs), float64(ps.stNs)
+			redecode := float64(ps.second) / float64(len(raw))
+			b.ReportMetric(100*stNs/(chunkNs+stNs), "serial-%")
+			b.ReportMetric(100*redecode, "redecode-%")
+			b.ReportMetric(100*float64(ps.resolved)/float64(len(raw)), "marker-%")
+			b.ReportMetric(chunkNs/(1+redecode)/(max(chunkNs/8, stNs)+chunkNs/float64(ps.chunks)), "est8x")
+		})
+	}
+}
+
+// BenchmarkScanParallel: ScanParallel with 2 workers (with 1 it is Scan).
+func BenchmarkScanParallel(b *testing.B) {
+	raw, enc := benchCorpus(b)
+	b.SetBytes(int64(len(raw)))
+	done := cpuMeter(b, int64(len(raw)))
+	for b.Loop() {
+		if _, err := ScanParallel(enc, 2, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	done()
 }

@@ -82,10 +82,13 @@ const writeSlack = outSlack + 16
 // buffered input runs short (errNeedInput), or the stream breaks a rule. The
 // output holds exactly the packets that decoded cleanly.
 //
-// The loop checks each packet's lengths and distance once, then copies with
-// 8-byte moves where source and destination are 8 or more apart (writing up
-// to 7 bytes past the packet's end, inside writeSlack), and with copy for
-// long non-overlapping runs.
+// Away from the buffers' ends, the limit and the stop, packets are decoded by
+// decodeFast (fast.go); the loop here decodes the rest and every packet
+// decodeFast leaves (control packets, literal-rule checks, errors). It
+// checks each packet's lengths and distance once, then copies with 8-byte
+// moves where source and destination are 8 or more apart (writing up to 7
+// bytes past the packet's end, inside writeSlack), and with copy for long
+// non-overlapping runs.
 func (d *decoder) run(stopIn, stopOut int64) error {
 	in, pos, state := d.in, d.pos, d.state
 	o := len(d.out)
@@ -115,6 +118,7 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 	if soft+1 < lim {
 		lim = soft + 1
 	}
+	inFast := min(lim, len(in)-(maxPacket+8)) // decodeFast's input bound
 
 	if d.first && pos < endRel {
 		d.first = false
@@ -149,6 +153,20 @@ func (d *decoder) run(stopIn, stopOut int64) error {
 		if len(out)-o < writeSlack {
 			out = grow(out[:o], writeSlack, maxLen)
 			out = out[:cap(out)]
+		}
+		if pos < inFast && !trackRef {
+			oEnd := len(out) - writeSlack
+			if m := maxLen - outSlack; m < int64(oEnd) {
+				oEnd = int(max(m, -1))
+			}
+			if s := stopO - 1; s < int64(oEnd) {
+				oEnd = int(s)
+			}
+			p0 := pos
+			pos, o, state = decodeFast(in, pos, out, o, state, d.strict, inFast, oEnd)
+			if pos != p0 {
+				continue
+			}
 		}
 		start := pos
 		f := in[pos]

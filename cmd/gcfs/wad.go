@@ -24,8 +24,9 @@ func wadCommand() *cli.Command {
 				Name:      "decompress",
 				Usage:     "decode the WAD stream in IN to OUT (- for stdin/stdout)",
 				ArgsUsage: "IN OUT",
-				Flags:     wadDecodeFlags(),
-				Action:    wadDecompress,
+				Flags: append(wadDecodeFlags(), &cli.IntFlag{Name: "workers",
+					Usage: "decode on up to `N` cores (0: all the process may use when there are at least 4, else 1; 1: sequential)"}),
+				Action: wadDecompress,
 			},
 			{
 				Name:      "compress",
@@ -154,11 +155,16 @@ func wadDecompress(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	src, name, err := wadReadInput(c, c.Args().Get(0))
-	if err != nil {
+	var src []byte
+	name := c.Args().Get(0)
+	if big, unmap, ok := wadReadBig(name); ok && name != "-" {
+		defer unmap()
+		src = big
+	} else if src, name, err = wadReadInput(c, name); err != nil {
 		return err
 	}
-	out, err := codec.Decode(src, opt)
+	out, release, err := wadDecode(src, opt, c.Int("workers"))
+	defer release()
 	if err != nil {
 		return wadStreamError(name, err, int64(len(out)))
 	}

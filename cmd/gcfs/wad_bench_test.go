@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"testing"
+	"time"
+
+	"gcfs/codec"
+)
+
+// goTool is the go command that builds the benchmark's binaries.
+func goTool(b *testing.B) string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(p); err != nil {
+		b.Skip("no go command to build the binaries")
+	}
+	return p
+}
+
+// BenchmarkWadDecompressProcess: whole-process `gcfs wad decompress` of a
+// stream of 32 MiB of codec.SampleData (file to file), against a
+// straightforward byte-at-a-time decoder built as its own binary
+// (testdata/refwad, "ref") and against `cat` of the decoded bytes to a file
+// (the I/O floor). One iteration runs all three, interleaved; reported are
+// the medians (ms) of wall time, x-ref = ref/gcfs, x-cat = gcfs/cat, and of
+// CPU time (user + system): gcfs-cpu-ms and x-ref-cpu.
+func BenchmarkWadDecompressProcess(b *testing.B) {
+	dir := b.TempDir()
+	gcfs, ref := filepath.Join(dir, "gcfs"), filepath.Join(dir, "refwad")
+	for _, args := range [][]string{{"build", "-o", gcfs, "."}, {"build", "-o", ref, "./testdata/refwad"}} {
+		if out, err := exec.Command(goTool(b), args...).CombinedOutput(); err != nil {
+			b.Fatalf("go %v: %v\n%s", args, err, out)
+		}
+	}
+	raw := codec.SampleData(42, 32<<20)
+	in, plain := filepath.Join(dir, "in.wad"), filepath.Join(dir, "plain.bin")
+	if err := os.WriteFile(in, codec.Encode(raw, codec.EncodeOptions{Tag: "bench"}), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(plain, raw, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	outG, outR, outC := filepath.Join(dir, "g.out"), filepath.Join(dir, "r.out"), filepath.Join(dir, "c.out")
+	// run returns the wall time and the CPU time (user + system) of one
+	// command, its stdout to stdout if not "".
+	run := func(stdout string, name string, args ...string) (wall, cpu time.Duration) {
+		cmd := exec.Command(name, args...)
+		if stdout != "" {
+			f, err := os.Create(stdout)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			cmd.Stdout = f
+		}
+		var msg bytes.Buffer
+		cmd.Stderr = &msg
+		t0 := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%s: %v %s", name, err, msg.Bytes())
+		}
+		wall = time.Since(t0)
+		return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	run("", gcfs, "wad", "decompress", in, outG)
+	run("", ref, in, outR)
+	for _, p := range []string{outG, outR} {
+		if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, raw) {
+			b.Fatalf("%s: wrong output (%v)", p, err)
+		}
+	}
+	var tg, tr, tc, cg, cr, cc []time.Duration
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		w, c := run("", gcfs, "wad", "decompress", in, outG)
+		tg, cg = append(tg, w), append(cg, c)
+		w, c = run("", ref, in, outR)
+		tr, cr = append(tr, w), append(cr, c)
+		w, c = run(outC, "cat", plain)
+		tc, cc = append(tc, w), append(cc, c)
+	}
+	b.StopTimer()
+	med := func(d []time.Duration) float64 {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return float64(d[len(d)/2].Microseconds()) / 1e3
+	}
+	g, r, c := med(tg), med(tr), med(tc)
+	b.ReportMetric(g, "gcfs-ms")
+	b.ReportMetric(r, "ref-ms")
+	b.ReportMetric(c, "cat-ms")
+	b.ReportMetric(r/g, "x-ref")
+	b.ReportMetric(g/c, "x-cat")
+	// CPU time: what the wall times would be on an idle machine (this one
+	// is shared), for one core.
+	b.ReportMetric(med(cg), "gcfs-cpu-ms")
+	b.ReportMetric(med(cr)/med(cg), "x-ref-cpu")
+}
