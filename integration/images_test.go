@@ -390,3 +390,25 @@ func mustGcfs(t testing.TB, args ...string) []byte {
 	}
 	return out
 }
+
+// TestCHDExtract: gcfs extract of a CD CHD writes the files the ISO holds.
+func TestCHDExtract(t *testing.T) {
+	d := getDisc(t, "small")
+	img := chdOf(t, "cd", "createcd")
+	out := filepath.Join(t.TempDir(), "x")
+	if _, err := gcfs("extract", img, out); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range d.paths {
+		want := d.manifest[p]
+		sum, size, err := sha1File(filepath.Join(out, filepath.FromSlash(p)))
+		if err != nil || sum != want.sha1 || size != want.size {
+			t.Fatalf("%s: %d bytes %s (%v), manifest %d %s", p, size, sum, err, want.size, want.sha1)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("empty manifest")
+	}
+}

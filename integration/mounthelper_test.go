@@ -121,10 +121,12 @@ func TestMountHelper(t *testing.T) {
 		if _, err := os.Stat("/sbin/mount.fuse3"); err != nil {
 			t.Skip("no mount.fuse3")
 		}
-		// For type fuse.gcfs mount.fuse3 runs "gcfs IMAGE DIR -o OPTS" with
-		// a PATH of its own, where an installed /usr/local/bin/gcfs is found
-		// but not this test's PREFIX. Type fuse with mount.fuse3's
-		// PROGRAM#SOURCE form takes the same path with the program named.
+		// For type fuse.gcfs mount.fuse3 runs "gcfs IMAGE DIR -o
+		// OPTS,dev,suid" through sh, and mount(8) gives its helpers the PATH
+		// /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin: an
+		// installed /usr/local/bin/gcfs is found, this test's PREFIX is not.
+		// Type fuse with mount.fuse3's PROGRAM#SOURCE form takes the same
+		// path with the program named.
 		src := filepath.Join(prefix, "bin/gcfs") + "#" + img
 		check(t, mountWith(t, "-t", "fuse", src, "DIR", "-o", "ro,allow_other"))
 		for _, p := range []string{"/usr/local/bin/gcfs", "/usr/bin/gcfs"} {

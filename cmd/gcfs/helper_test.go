@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -22,6 +21,8 @@ func TestHelperArgs(t *testing.T) {
 		{[]string{"/sbin/mount.gcfs", "/x.iso", dir, "-fv", "-o", "ro"}, "/sbin/mount.gcfs mount /x.iso " + dir, true, false},
 		{[]string{"/sbin/mount.gcfs", "/x.iso", dir, "-t", "gcfs", "-oro,umask=022"}, "/sbin/mount.gcfs mount -o umask=022 /x.iso " + dir, false, false},
 		{[]string{"gcfs", "/x.iso", dir, "-o", "ro,allow_other"}, "gcfs mount -o allow_other /x.iso " + dir, false, false},
+		// mount.fuse3 adds dev,suid.
+		{[]string{"gcfs", "/x.iso", dir, "-o", "ro,allow_other,dev,suid"}, "gcfs mount -o allow_other /x.iso " + dir, false, false},
 		{[]string{"gcfs", "/x.iso", "/nonexistent-dir"}, "", false, false},
 		{[]string{"gcfs", "ls", "/x.iso", "G"}, "", false, false},
 		{[]string{"/sbin/mount.gcfs", "mount", "--foreground", "/x.iso", dir}, "", false, false},
@@ -43,5 +44,4 @@ func TestHelperArgs(t *testing.T) {
 			}
 		}
 	}
-	_ = os.Getpid
 }

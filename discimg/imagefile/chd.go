@@ -450,7 +450,7 @@ func (c *chdFile) attachParent(p *Image) error {
 
 // hunk returns hunk n decoded, through the cache.
 func (c *chdFile) hunk(n uint32) ([]byte, error) {
-	return c.cache.Get(cache.Key{File: c.fileID, Block: int(n)}, func() ([]byte, error) {
+	return c.cache.Get(hunkKey(c.fileID, int64(n)), func() ([]byte, error) {
 		b, err := c.decodeHunk(n, 0)
 		if err != nil && c.logf != nil {
 			if _, dup := c.logged.LoadOrStore(n, true); !dup {
@@ -538,7 +538,7 @@ func (c *chdFile) readLogical(p []byte, pos uint64, depth int) error {
 		if depth == 0 {
 			b, err = c.hunk(uint32(h))
 		} else {
-			b, err = c.cache.Get(cache.Key{File: c.fileID, Block: int(h)}, func() ([]byte, error) { return c.decodeHunk(uint32(h), depth) })
+			b, err = c.cache.Get(hunkKey(c.fileID, int64(h)), func() ([]byte, error) { return c.decodeHunk(uint32(h), depth) })
 		}
 		if err != nil {
 			return err

@@ -176,11 +176,16 @@ func TestCHDFromChdman(t *testing.T) {
 				t.Fatalf("tracks %v for a %s CHD", inf.Tracks, tc.kind)
 			}
 			defaults := strings.HasSuffix(tc.name, "-default") || strings.HasSuffix(tc.name, "-none")
-			if raceEnabled && !defaults {
+			switch {
+			case raceEnabled && !defaults:
 				samePrefix(t, im, want, 4<<20)
 				return
+			case raceEnabled && tc.codec[0] != "none":
+				// The data SHA-1 below decodes every hunk too.
+				samePrefix(t, im, want, 4<<20)
+			default:
+				sameBytes(t, im, want)
 			}
-			sameBytes(t, im, want)
 			got, wantSum, checked, err := im.VerifyData()
 			if uncompressed := tc.codec[0] == "none"; checked == uncompressed || err != nil || got != wantSum {
 				t.Fatalf("data SHA-1 %s, header %s, %v", got, wantSum, err)

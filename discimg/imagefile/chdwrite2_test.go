@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"gcfs/cache"
 )
 
 func openBytes(t testing.TB, b []byte, opt Options) (*Image, error) {
@@ -152,4 +154,21 @@ func TestCHDParent(t *testing.T) {
 	if got, wantSum, ok, err := im.VerifyData(); !ok || err != nil || got != wantSum {
 		t.Fatalf("child data SHA-1 %s vs %s: %v", got, wantSum, err)
 	}
+}
+
+// TestSharedCacheKeys: a tree block whose file number equals the image's
+// (inode numbers are path hashes, so one can) does not shadow a hunk.
+func TestSharedCacheKeys(t *testing.T) {
+	_, iso := sourceISO(t)
+	src := iso[:64<<10]
+	c := cache.New(1 << 20)
+	im, err := openBytes(t, testCHD{hunkBytes: 4096, unitBytes: 2048, codec: tagZstd, compress: zstdCompress}.build(src), Options{Cache: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := bytes.Repeat([]byte{0xee}, 4096)
+	for b := 0; b < 16; b++ {
+		c.Get(cache.Key{File: im.chd.fileID, Block: b}, func() ([]byte, error) { return junk, nil })
+	}
+	sameBytes(t, im, src)
 }

@@ -135,7 +135,7 @@ func (c *csoFile) fillInfo(inf *Info) {
 }
 
 func (c *csoFile) block(i int) ([]byte, error) {
-	return c.cache.Get(cache.Key{File: c.fileID, Block: i}, func() ([]byte, error) {
+	return c.cache.Get(hunkKey(c.fileID, int64(i)), func() ([]byte, error) {
 		b, err := c.decodeBlock(i)
 		if err != nil && c.logf != nil {
 			if _, dup := c.logged.LoadOrStore(i, true); !dup {

@@ -142,11 +142,17 @@ type Image struct {
 	cso  *csoFile
 }
 
-// fileIDs hands out cache Key.File values from the top of the uint64 range so
-// they never collide with inode numbers (which count up from 1).
+// fileIDs hands out cache Key.File values, one per opened container, from
+// the top of the uint64 range.
 var fileIDs atomic.Uint64
 
 func nextFileID() uint64 { return ^uint64(0) - 16 - fileIDs.Add(1) }
+
+// hunkKey is the cache key of a decoded hunk or block. Inode numbers (the
+// Key.File of the tree's decoded files) are path hashes over the whole
+// uint64 range, so File alone could collide with one, even on purpose;
+// the tree's block numbers are never negative, so hunks use Block -1-n.
+func hunkKey(file uint64, n int64) cache.Key { return cache.Key{File: file, Block: int(-1 - n)} }
 
 // Open detects the container in r (size bytes) by its magic and opens it.
 func Open(r io.ReaderAt, size int64, opt Options) (*Image, error) {
