@@ -11,8 +11,10 @@ package fsnode
 
 import (
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"gcfs/cache"
 	"gcfs/codec"
@@ -197,6 +199,16 @@ type Options struct {
 	// stream, bytes past the image's end) is not logged; the front end
 	// reports it with the file (the CLI's cat, manifest and extract).
 	QuietFileErrors bool
+	// IndexCacheDir, when set with ImageFile, is where the tree's persisted
+	// index (sidecar) is read at build and written by SaveIndex: decoded
+	// sizes, stream errors and the decoded bytes the build reads, so that a
+	// later build and stat of the same image read no stream. "": none.
+	IndexCacheDir string
+	// ImageFile is the image file's Stat (size and mtime key the sidecar).
+	ImageFile os.FileInfo
+	// IndexSaveDelay > 0: the sidecar is also saved in the background this
+	// long after the last change (a mount saves while it runs).
+	IndexSaveDelay time.Duration
 }
 
 // Defaults for Options fields left zero.
@@ -217,4 +229,5 @@ type Tree struct {
 	nodes   int
 	toc     *discimg.TOC
 	tocNode *Node
+	side    *sidecar // the persisted index; nil without one
 }

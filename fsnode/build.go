@@ -47,6 +47,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	b.iso(root, img.Root, 0)
 	b.readTOC()
 	b.containers()
+	b.loadSidecar()
 	// Streams and parts, one depth at a time: a leaf that begins with a WAD
 	// stream becomes NAME (decoded) and NAME.wad; a leaf whose content is a
 	// list of parts gets NAME.d/ whose parts are leaves of the next depth.
