@@ -44,7 +44,7 @@ func mountCommands() []*cli.Command {
 				&cli.StringSliceFlag{Name: "o", Usage: "comma list of mount options: allow_other, uid=N, gid=N, umask=OCTAL, others go to FUSE"},
 				&cli.BoolFlag{Name: "debug", Usage: "log the FUSE request trace and the cache counters"},
 				&cli.StringFlag{Name: "log-file", Usage: "append the server's log here (default: stderr in the foreground, nowhere in the background)"},
-				noViewsFlag(),
+				noViewsFlag(), noIndexCacheFlag(),
 			},
 			Action: mountAction,
 		},
@@ -71,13 +71,14 @@ type mountConfig struct {
 	debug             bool
 	logFile           string
 	noViews           bool
+	noIndexCache      bool
 }
 
 func parseMountArgs(c *cli.Context) (*mountConfig, error) {
 	if c.NArg() != 2 {
 		return nil, fmt.Errorf("mount: want IMAGE MOUNTPOINT, got %d argument(s) (see gcfs mount --help)", c.NArg())
 	}
-	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), debug: c.Bool("debug"), logFile: c.String("log-file"), noViews: c.Bool("no-views")}
+	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), debug: c.Bool("debug"), logFile: c.String("log-file"), noViews: c.Bool("no-views"), noIndexCache: c.Bool("no-index-cache")}
 	// fusermount3 refuses a mount point given through a symlink; mount where it points.
 	if r, err := filepath.EvalSymlinks(cfg.mountpoint); err == nil {
 		cfg.mountpoint = r
@@ -275,6 +276,9 @@ func startBackground(cfg *mountConfig) error {
 	if cfg.noViews {
 		args = append(args, "--no-views")
 	}
+	if cfg.noIndexCache {
+		args = append(args, "--no-index-cache")
+	}
 	if cfg.logFile != "" {
 		lf, _ := filepath.Abs(cfg.logFile)
 		args = append(args, "--log-file", lf)
@@ -392,6 +396,10 @@ func (r *readyReporter) report(err error) {
 	r.f = nil
 }
 
+// indexSaveDelay: a mount saves its index sidecar this long after the last
+// size it learned.
+const indexSaveDelay = 2 * time.Second
+
 // serve mounts and serves until unmounted or signalled.
 func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 	ready := newReadyReporter()
@@ -423,10 +431,20 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 	defer signal.Stop(sigs)
 
 	start := time.Now()
-	tree, err := fsnode.Build(img, fsnode.Options{CacheSize: cfg.cacheSize, MaxDecoded: cfg.maxDecoded, NoViews: cfg.noViews, Logf: logf})
+	topt := fsnode.Options{CacheSize: cfg.cacheSize, MaxDecoded: cfg.maxDecoded, NoViews: cfg.noViews, Logf: logf,
+		IndexSaveDelay: indexSaveDelay}
+	indexCacheOptions(cfg.noIndexCache, f, &topt)
+	tree, err := fsnode.Build(img, topt)
 	if err != nil {
 		return fmt.Errorf("%s: %v", cfg.image, err)
 	}
+	// What the mount learns (decoded sizes scanned by stat) is saved in the
+	// background as it goes and once more as the server ends.
+	defer func() {
+		if err := tree.SaveIndex(); err != nil {
+			logf("gcfs: %v", err)
+		}
+	}()
 	opt := cfg.fuse
 	// The front end's lines go through the tree's limiter too: repeated
 	// problems are summarised, the counts logged as the mount ends. With
