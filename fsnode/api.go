@@ -112,9 +112,20 @@ type Node struct {
 	ixMu     sync.Mutex
 
 	shortLogged atomic.Bool
+	bkey        atomic.Uint64 // buildKey, once given
 
 	// Directories: the streams of their decoded files were prefetched.
 	prefetchOnce sync.Once
+}
+
+// buildKey is the node's key in the build's cache: a number no other node of
+// the tree has (given on first use).
+func (n *Node) buildKey() uint64 {
+	if k := n.bkey.Load(); k != 0 {
+		return k
+	}
+	n.bkey.CompareAndSwap(0, n.tree.buildKeys.Add(1))
+	return n.bkey.Load()
 }
 
 // Path is the node's path relative to the root, no leading slash ("" for root).
@@ -229,5 +240,9 @@ type Tree struct {
 	nodes   int
 	toc     *discimg.TOC
 	tocNode *Node
-	side    *sidecar // the persisted index; nil without one
+	// buildCache holds decoded blocks read while the tree is built (before
+	// inode numbers exist), keyed by buildKey; dropped when Build returns.
+	buildCache *cache.Cache
+	buildKeys  atomic.Uint64
+	side       *sidecar // the persisted index; nil without one
 }

@@ -36,12 +36,12 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	if ixBudget < 1<<20 {
 		ixBudget = 1 << 20
 	}
-	t := &Tree{Image: img, Cache: cache.New(opt.CacheSize), opt: opt, indexes: newIndexLRU(ixBudget)}
+	t := &Tree{Image: img, Cache: cache.New(opt.CacheSize), opt: opt, indexes: newIndexLRU(ixBudget), buildCache: cache.New(min(opt.CacheSize, 32<<20))}
 	if opt.Logf != nil {
 		t.lim = NewLimiter(opt.Logf, opt.LogBurst)
 	}
 	t.logImageProblems()
-	b := &builder{t: t}
+	b := &builder{t: t, prefixes: map[*Node][]byte{}}
 	root := &Node{Kind: Dir, tree: t, entry: img.Root}
 	t.Root = root
 	b.iso(root, img.Root, 0)
@@ -68,6 +68,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	b.views()
 	b.finish(root)
 	t.assignInos()
+	t.buildCache = nil
 	t.lim.Flush()
 	return t, nil
 }
@@ -77,6 +78,9 @@ type builder struct {
 	pending []*pendingContainer
 	leaves  []*Node // extents and parts to probe for a WAD stream
 	parts   int     // part nodes made, bounded by maxPartNodes
+	// prefixes are the first bytes of image-backed leaves, read by the
+	// stream probes in merged runs, for the views' sniffing
+	prefixes map[*Node][]byte
 	// partsCapped: the bound was hit (logged once)
 	partsCapped bool
 	toc         *discimg.TOC
@@ -252,13 +256,14 @@ const probeSpan = 256 << 10
 func (b *builder) detectStreams(leaves []*Node) {
 	type probe struct {
 		leaf   *Node
-		prefix [codec.HeaderSize]byte
+		n      int64 // prefix bytes wanted: enough for a WAD header and a view's
+		prefix [viewPrefix]byte
 		ok     bool
 	}
 	var probes []*probe
 	for _, l := range leaves {
-		if l.Kind == Raw && l.size >= codec.HeaderSize && l.off+codec.HeaderSize <= b.t.Image.Size {
-			probes = append(probes, &probe{leaf: l})
+		if n := min(l.size, viewPrefix); l.Kind == Raw && n > 0 && l.off+n <= b.t.Image.Size {
+			probes = append(probes, &probe{leaf: l, n: n})
 		}
 	}
 	sort.Slice(probes, func(i, j int) bool { return probes[i].leaf.off < probes[j].leaf.off })
@@ -267,13 +272,13 @@ func (b *builder) detectStreams(leaves []*Node) {
 	for i := 0; i < len(probes); {
 		j := i + 1
 		start := probes[i].leaf.off
-		end := start + codec.HeaderSize
+		end := start + probes[i].n
 		for j < len(probes) {
 			o := probes[j].leaf.off
-			if o-end > probeGap || o+codec.HeaderSize-start > probeSpan {
+			if o-end > probeGap || o+probes[j].n-start > probeSpan {
 				break
 			}
-			if e := o + codec.HeaderSize; e > end {
+			if e := o + probes[j].n; e > end {
 				end = e
 			}
 			j++
@@ -294,7 +299,7 @@ func (b *builder) detectStreams(leaves []*Node) {
 				start := probes[r.lo].leaf.off
 				end := start
 				for _, p := range probes[r.lo:r.hi] {
-					if e := p.leaf.off + codec.HeaderSize; e > end {
+					if e := p.leaf.off + p.n; e > end {
 						end = e
 					}
 				}
@@ -310,8 +315,8 @@ func (b *builder) detectStreams(leaves []*Node) {
 				got, _ := img.R.ReadAt(buf[:end-start], start)
 				for _, p := range probes[r.lo:r.hi] {
 					rel := p.leaf.off - start
-					if rel+codec.HeaderSize <= int64(got) {
-						copy(p.prefix[:], buf[rel:rel+codec.HeaderSize])
+					if rel+p.n <= int64(got) {
+						copy(p.prefix[:], buf[rel:rel+p.n])
 						p.ok = true
 					}
 				}
@@ -324,7 +329,10 @@ func (b *builder) detectStreams(leaves []*Node) {
 	close(next)
 	wg.Wait()
 	for _, p := range probes {
-		if !p.ok || !codec.IsStream(p.prefix[:], p.leaf.size) {
+		if p.ok {
+			b.prefixes[p.leaf] = append([]byte(nil), p.prefix[:p.n]...) // for views
+		}
+		if !p.ok || p.n < codec.HeaderSize || !codec.IsStream(p.prefix[:], p.leaf.size) {
 			continue
 		}
 		h, err := codec.ParseHeader(p.prefix[:])

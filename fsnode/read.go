@@ -238,11 +238,15 @@ func (n *Node) openDecoded() (Reader, error) {
 	if err != nil {
 		return nil, n.streamErr(err)
 	}
-	c := n.tree.Cache
+	c, key := n.tree.Cache, n.Ino
 	if n.Ino == 0 {
-		c = nil // during the build: no inode number to key blocks by yet
+		// During the build there is no inode number to key blocks by
+		// yet: the build's own cache, keyed by a build-time number, so
+		// that the parts of one decoded file (a texlist's textures)
+		// do not each decode its blocks again.
+		c, key = n.tree.buildCache, n.buildKey()
 	}
-	return &decodedReader{n: n, ix: ix, src: src, cache: c}, nil
+	return &decodedReader{n: n, ix: ix, src: src, cache: c, key: key}, nil
 }
 
 // index returns the stream's random-access index: the one the size step
@@ -280,6 +284,7 @@ type decodedReader struct {
 	ix    *codec.Index
 	src   io.ReaderAt
 	cache *cache.Cache
+	key   uint64 // the file's key in cache: its inode number
 }
 
 func (dr *decodedReader) Size() int64 { return dr.ix.Size() }
@@ -288,14 +293,14 @@ func (dr *decodedReader) block(i int) ([]byte, error) {
 	load := func() ([]byte, error) {
 		var prev []byte
 		if i > 0 && dr.cache != nil {
-			prev, _ = dr.cache.Peek(cache.Key{File: dr.n.Ino, Block: i - 1})
+			prev, _ = dr.cache.Peek(cache.Key{File: dr.key, Block: i - 1})
 		}
 		return dr.ix.DecodeBlock(dr.src, i, prev)
 	}
 	if dr.cache == nil {
 		return load()
 	}
-	return dr.cache.Get(cache.Key{File: dr.n.Ino, Block: i}, load)
+	return dr.cache.Get(cache.Key{File: dr.key, Block: i}, load)
 }
 
 func (dr *decodedReader) ReadAt(p []byte, off int64) (int, error) {

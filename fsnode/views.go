@@ -90,25 +90,40 @@ func (b *builder) viewsOf(n *Node) {
 	if n.Err() != nil {
 		return
 	}
-	r, err := n.Open()
-	if err != nil {
-		return
-	}
-	size := r.Size()
-	var prefix [viewPrefix]byte
-	got, _ := r.ReadAt(prefix[:min(int64(viewPrefix), size)], 0)
 	fam := n.family()
 	parent := n.Parent
-	switch assets.Sniff(prefix[:got]) {
+	size := n.Size()
+	prefix, ok := b.prefixes[n] // the bytes as stored: a decoded file's are its stream's
+	if n.Kind != Raw {
+		ok = false
+	} else if !ok {
+		return
+	}
+	if ok && !maybeAsset(prefix, n, fam) {
+		return // nothing there to open the file for
+	}
+	if !ok {
+		r, err := n.Open()
+		if err != nil {
+			return
+		}
+		var buf [viewPrefix]byte
+		got, _ := r.ReadAt(buf[:min(int64(viewPrefix), size)], 0)
+		prefix = buf[:got]
+	}
+	// Headers come from the prefix (every view's size is in its first
+	// viewPrefix bytes), checked against the file's whole size.
+	hdr := bytesReader(prefix)
+	switch assets.Sniff(prefix) {
 	case assets.KindPIF:
-		h, err := assets.StatPIF(r, size)
+		h, err := assets.StatPIF(hdr, size)
 		if err != nil {
 			n.viewErr = fmt.Errorf("no PNG: %w", err)
 			return
 		}
 		b.addView(n, n.Name+".png", ViewPNG, h.PNGSize(), &viewMeta{source: n, kind: ViewPNG})
 	case assets.KindVAG:
-		h, err := assets.StatVAG(r, size)
+		h, err := assets.StatVAG(hdr, size)
 		base := n.Name
 		n.Name += ".vag"
 		if err != nil {
@@ -128,18 +143,34 @@ func (b *builder) viewsOf(n *Node) {
 		switch {
 		case fam == "BONUS" && parent != nil && parent.Name == "credits_images",
 			parent != nil && parent.parts != nil && parent.parts.Layout == discimg.PartsIRX && n.Name == "image":
-			h, err := assets.StatRGBABlob(r, size)
+			h, err := assets.StatRGBABlob(hdr, size)
 			if err != nil {
 				n.viewErr = fmt.Errorf("no PNG: %w", err)
 				return
 			}
-			_ = h
 			b.addView(n, n.Name+".png", ViewPNG, assets.PNGSize(assets.Shape{Width: int(h.Width), Height: int(h.Height), Depth: 32}),
 				&viewMeta{source: n, kind: ViewPNG, rgba: true})
 		case fam == "MPEG" && strings.HasPrefix(n.Name, "subtitles") && n.Kind != Decoded:
+			r, err := n.Open()
+			if err != nil {
+				return
+			}
 			b.subtitleViews(n, r, size)
 		}
 	}
+}
+
+// maybeAsset says whether a file whose first bytes are prefix may have a
+// view or a format name: a known magic, or a place where assets without one
+// lie (raw RGBA blobs, subtitle blobs).
+func maybeAsset(prefix []byte, n *Node, fam string) bool {
+	if assets.Sniff(prefix) != assets.KindUnknown {
+		return true
+	}
+	p := n.Parent
+	return fam == "BONUS" && p != nil && p.Name == "credits_images" ||
+		p != nil && p.parts != nil && p.parts.Layout == discimg.PartsIRX && n.Name == "image" ||
+		fam == "MPEG" && strings.HasPrefix(n.Name, "subtitles")
 }
 
 func (b *builder) addView(src *Node, name, kind string, size int64, m *viewMeta) *Node {
