@@ -112,6 +112,7 @@ type Node struct {
 	ixMu     sync.Mutex
 
 	shortLogged atomic.Bool
+	raRunning   atomic.Bool   // a read-ahead chain of this file's is decoding
 	bkey        atomic.Uint64 // buildKey, once given
 
 	// Directories: the streams of their decoded files were prefetched.
@@ -217,6 +218,9 @@ type Options struct {
 	IndexCacheDir string
 	// ImageFile is the image file's Stat (size and mtime key the sidecar).
 	ImageFile os.FileInfo
+	// ReadAhead > 0: after a read of a decoded file, this many blocks after
+	// it are decoded in the background into the cache (a mount's setting).
+	ReadAhead int
 	// IndexSaveDelay > 0: the sidecar is also saved in the background this
 	// long after the last change (a mount saves while it runs).
 	IndexSaveDelay time.Duration
@@ -244,5 +248,6 @@ type Tree struct {
 	// inode numbers exist), keyed by buildKey; dropped when Build returns.
 	buildCache *cache.Cache
 	buildKeys  atomic.Uint64
-	side       *sidecar // the persisted index; nil without one
+	side       *sidecar      // the persisted index; nil without one
+	raSem      chan struct{} // read-ahead chains running (Options.ReadAhead)
 }

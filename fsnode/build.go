@@ -40,6 +40,9 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	if opt.Logf != nil {
 		t.lim = NewLimiter(opt.Logf, opt.LogBurst)
 	}
+	if opt.ReadAhead > 0 {
+		t.raSem = make(chan struct{}, raWorkers)
+	}
 	t.logImageProblems()
 	b := &builder{t: t, prefixes: map[*Node][]byte{}}
 	root := &Node{Kind: Dir, tree: t, entry: img.Root}

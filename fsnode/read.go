@@ -347,6 +347,9 @@ func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
 		fn(b)
 		n -= len(b)
 		off += int64(len(b))
+		if n <= 0 {
+			dr.readAhead(i)
+		}
 	}
 	return nil
 }

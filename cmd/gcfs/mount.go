@@ -400,6 +400,10 @@ func (r *readyReporter) report(err error) {
 // size it learned.
 const indexSaveDelay = 2 * time.Second
 
+// mountReadAhead: the decoded blocks a mount decodes in the background after
+// each read's last block.
+const mountReadAhead = 2
+
 // serve mounts and serves until unmounted or signalled.
 func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 	ready := newReadyReporter()
@@ -432,7 +436,7 @@ func serve(cfg *mountConfig, img *discimg.Image, f *os.File) (err error) {
 
 	start := time.Now()
 	topt := fsnode.Options{CacheSize: cfg.cacheSize, MaxDecoded: cfg.maxDecoded, NoViews: cfg.noViews, Logf: logf,
-		IndexSaveDelay: indexSaveDelay}
+		IndexSaveDelay: indexSaveDelay, ReadAhead: mountReadAhead}
 	indexCacheOptions(cfg.noIndexCache, f, &topt)
 	tree, err := fsnode.Build(img, topt)
 	if err != nil {
