@@ -35,10 +35,6 @@ func (dr *decodedReader) readAhead(i int) {
 	if last <= i {
 		return
 	}
-	_, bn := dr.ix.Block(i)
-	if st := dr.cache.Stats(); st.MaxBytes < int64(raMinCacheBlocks)*int64(max(bn, 1)) {
-		return
-	}
 	first := -1
 	for j := i + 1; j <= last; j++ {
 		if _, ok := dr.cache.Peek(cache.Key{File: dr.key, Block: j}); !ok {
@@ -48,6 +44,9 @@ func (dr *decodedReader) readAhead(i int) {
 	}
 	if first < 0 {
 		return // all cached
+	}
+	if _, bn := dr.ix.Block(i); t.opt.CacheSize < int64(raMinCacheBlocks)*int64(max(bn, 1)) {
+		return
 	}
 	if !dr.n.raRunning.CompareAndSwap(false, true) {
 		return // a chain of this file's is running; it will be asked again
