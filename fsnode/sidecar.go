@@ -21,7 +21,7 @@ import (
 )
 
 // The persisted index (issue 11): what a build or a stat would otherwise
-// compute by reading streams, saved beside nothing of the image, in
+// compute by reading streams, saved in a sidecar file in
 // $XDG_CACHE_HOME/gcfs/ (os.UserCacheDir). Per decoded file, keyed by where
 // its stream lies (image offset, or offset in the decoded file that holds
 // it, and its length): its decoded size, its corrupt-stream error (offset

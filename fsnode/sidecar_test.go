@@ -20,8 +20,7 @@ import (
 	"gcfs/fsnode/testdisc"
 )
 
-// streamCounter counts the image reads of decoded streams: every stream
-// byte a scan, an index or a decode reads goes through Node.streamInput.
+// streamImage counts the image bytes read through it.
 type streamImage struct {
 	r     io.ReaderAt
 	bytes atomic.Int64
@@ -72,8 +71,8 @@ func statAll(t testing.TB, tree *Tree) map[string]string {
 	return out
 }
 
-// streamScans counts the decoded files whose index the tree has built (a
-// scan of the stream) and the streams scanned for a clean length.
+// streamScans counts the decoded files whose index the tree has built: a
+// scan of the stream (every decode needs one).
 func streamScans(tree *Tree) int {
 	k, _ := tree.indexes.stats()
 	return k
