@@ -11,8 +11,10 @@ package fsnode
 
 import (
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"gcfs/cache"
 	"gcfs/codec"
@@ -110,6 +112,7 @@ type Node struct {
 	ixMu     sync.Mutex
 
 	shortLogged atomic.Bool
+	raRunning   atomic.Bool   // a read-ahead chain of this file's is decoding
 	bkey        atomic.Uint64 // buildKey, once given
 
 	// Directories: the streams of their decoded files were prefetched.
@@ -211,6 +214,19 @@ type Options struct {
 	// Cache, when set, is the decoded-block cache to use (shared, e.g. with
 	// the image's decoded hunks); CacheSize is then ignored.
 	Cache *cache.Cache
+	// IndexCacheDir, when set with ImageFile, is where the tree's persisted
+	// index (sidecar) is read at build and written by SaveIndex: decoded
+	// sizes, stream errors and the decoded bytes the build reads, so that a
+	// later build and stat of the same image read no stream. "": none.
+	IndexCacheDir string
+	// ImageFile is the image file's Stat (size and mtime key the sidecar).
+	ImageFile os.FileInfo
+	// ReadAhead > 0: after a read of a decoded file, this many blocks after
+	// it are decoded in the background into the cache (a mount's setting).
+	ReadAhead int
+	// IndexSaveDelay > 0: the sidecar is also saved in the background this
+	// long after the last change (a mount saves while it runs).
+	IndexSaveDelay time.Duration
 }
 
 // Defaults for Options fields left zero.
@@ -235,4 +251,6 @@ type Tree struct {
 	// inode numbers exist), keyed by buildKey; dropped when Build returns.
 	buildCache *cache.Cache
 	buildKeys  atomic.Uint64
+	side       *sidecar      // the persisted index; nil without one
+	raSem      chan struct{} // read-ahead chains running (Options.ReadAhead)
 }

@@ -43,6 +43,9 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	if opt.Logf != nil {
 		t.lim = NewLimiter(opt.Logf, opt.LogBurst)
 	}
+	if opt.ReadAhead > 0 {
+		t.raSem = make(chan struct{}, raWorkers)
+	}
 	t.logImageProblems()
 	b := &builder{t: t, prefixes: map[*Node][]byte{}}
 	root := &Node{Kind: Dir, tree: t, entry: img.Root}
@@ -50,6 +53,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	b.iso(root, img.Root, 0)
 	b.readTOC()
 	b.containers()
+	b.loadSidecar()
 	// Streams and parts, one depth at a time: a leaf that begins with a WAD
 	// stream becomes NAME (decoded) and NAME.wad; a leaf whose content is a
 	// list of parts gets NAME.d/ whose parts are leaves of the next depth.

@@ -145,15 +145,19 @@ func (n *Node) codecOptions() codec.Options {
 func (n *Node) scan() { n.scanOnce.Do(n.doScan) }
 
 func (n *Node) doScan() {
-	if n.within == nil {
-		n.prefetchSiblings()
-	}
 	defer func() {
 		if n.hasExpected && n.decErr == nil && n.decSize != n.expected {
 			n.warn = expectedErr(n.decSize, n.expected)
 			n.tree.logf("%s: %v", n.logPath(), n.warn)
 		}
 	}()
+	if n.sideScan() {
+		return // the persisted index knows it
+	}
+	defer n.sideRecordScan()
+	if n.within == nil {
+		n.prefetchSiblings()
+	}
 	src, err := n.streamInput()
 	if err != nil {
 		n.decErr = n.streamErr(err)
@@ -212,25 +216,37 @@ func (n *Node) Open() (Reader, error) {
 		if n.decErr != nil {
 			return nil, n.decErr
 		}
-		ix, err := n.index()
-		if err != nil {
-			return nil, err
+		if n.Ino == 0 && n.tree.side != nil {
+			// During the build, with a persisted index: its recorded bytes,
+			// or the stream's, recorded for the next build.
+			if k := n.sideKey(); k != "" {
+				return &buildReader{n: n, key: k, size: n.decSize}, nil
+			}
 		}
-		src, err := n.streamInput()
-		if err != nil {
-			return nil, n.streamErr(err)
-		}
-		c, key := n.tree.Cache, n.Ino
-		if n.Ino == 0 {
-			// During the build there is no inode number to key blocks by
-			// yet: the build's own cache, keyed by a build-time number, so
-			// that the parts of one decoded file (a texlist's textures)
-			// do not each decode its blocks again.
-			c, key = n.tree.buildCache, n.buildKey()
-		}
-		return &decodedReader{n: n, ix: ix, src: src, cache: c, key: key}, nil
+		return n.openDecoded()
 	}
 	return nil, fmt.Errorf("%s: is a directory", n.path)
+}
+
+// openDecoded is Open for a decoded file whose size step passed.
+func (n *Node) openDecoded() (Reader, error) {
+	ix, err := n.index()
+	if err != nil {
+		return nil, err
+	}
+	src, err := n.streamInput()
+	if err != nil {
+		return nil, n.streamErr(err)
+	}
+	c, key := n.tree.Cache, n.Ino
+	if n.Ino == 0 {
+		// During the build there is no inode number to key blocks by
+		// yet: the build's own cache, keyed by a build-time number, so
+		// that the parts of one decoded file (a texlist's textures)
+		// do not each decode its blocks again.
+		c, key = n.tree.buildCache, n.buildKey()
+	}
+	return &decodedReader{n: n, ix: ix, src: src, cache: c, key: key}, nil
 }
 
 // index returns the stream's random-access index: the one the size step
@@ -331,6 +347,9 @@ func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
 		fn(b)
 		n -= len(b)
 		off += int64(len(b))
+		if n <= 0 {
+			dr.readAhead(i)
+		}
 	}
 	return nil
 }

@@ -38,6 +38,8 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(workDir)
+	// The servers' index sidecars go here, never to the user's cache.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(workDir, "xdg-cache"))
 	gcfsBin = filepath.Join(workDir, "gcfs")
 	if prebuilt := os.Getenv("GCFS_TEST_BIN"); prebuilt != "" {
 		// A binary built elsewhere (for runs against a tree that is

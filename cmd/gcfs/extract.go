@@ -30,7 +30,7 @@ func extractCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "files written at once", Value: 4},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no summary"},
-			maxDecodedFlag(), noViewsFlag(),
+			maxDecodedFlag(), noViewsFlag(), noIndexCacheFlag(),
 			parentFlag(),
 		},
 		Action: runExtract,

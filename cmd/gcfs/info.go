@@ -20,7 +20,7 @@ func infoCommand() *cli.Command {
 		ArgsUsage: "IMAGE PATH",
 		Description: "JSON keys are the xattr names without user.gcfs. (\"level_id\": 30), numbers as numbers; " +
 			"a container adds its table: reading, coverage, candidates, skipped, entries.",
-		Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}, maxDecodedFlag(), noViewsFlag(), parentFlag()},
+		Flags:  []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}, maxDecodedFlag(), noViewsFlag(), noIndexCacheFlag(), parentFlag()},
 		Action: runInfo,
 	}
 }

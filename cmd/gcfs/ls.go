@@ -22,7 +22,7 @@ func lsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "long", Aliases: []string{"l"}, Usage: "show mode and exact size"},
 			&cli.BoolFlag{Name: "recursive", Aliases: []string{"R"}, Usage: "list every entry below PATH, by full path"},
 			&cli.BoolFlag{Name: "json", Usage: "print a JSON array of entries"},
-			maxDecodedFlag(), noViewsFlag(),
+			maxDecodedFlag(), noViewsFlag(), noIndexCacheFlag(),
 			parentFlag(),
 		},
 		Action: runLs,
@@ -106,7 +106,7 @@ func catCommand() *cli.Command {
 		Name:      "cat",
 		Usage:     "write one file of the tree to stdout (decoded files decoded)",
 		ArgsUsage: "IMAGE PATH",
-		Flags:     []cli.Flag{maxDecodedFlag(), noViewsFlag(), parentFlag()},
+		Flags:     []cli.Flag{maxDecodedFlag(), noViewsFlag(), noIndexCacheFlag(), parentFlag()},
 		Action:    runCat,
 	}
 }

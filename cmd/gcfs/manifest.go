@@ -23,7 +23,7 @@ func manifestCommand() *cli.Command {
 		Name:      "manifest",
 		Usage:     "print path<TAB>size<TAB>sha1 of every file of the tree, sorted by path",
 		ArgsUsage: "IMAGE",
-		Flags:     []cli.Flag{maxDecodedFlag(), noViewsFlag(), parentFlag()},
+		Flags:     []cli.Flag{maxDecodedFlag(), noViewsFlag(), noIndexCacheFlag(), parentFlag()},
 		Action:    runManifest,
 	}
 }
@@ -33,7 +33,7 @@ func verifyCommand() *cli.Command {
 		Name:      "verify",
 		Usage:     "check the tree against a manifest TSV; exit 1 on any mismatch",
 		ArgsUsage: "IMAGE TABLE",
-		Flags:     []cli.Flag{maxDecodedFlag(), noViewsFlag(), parentFlag()},
+		Flags:     []cli.Flag{maxDecodedFlag(), noViewsFlag(), noIndexCacheFlag(), parentFlag()},
 		Action:    runVerify,
 	}
 }

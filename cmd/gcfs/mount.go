@@ -43,7 +43,7 @@ func mountCommands() []*cli.Command {
 				&cli.StringSliceFlag{Name: "o", Usage: "comma list of mount options: allow_other, uid=N, gid=N, umask=OCTAL, others go to FUSE"},
 				&cli.BoolFlag{Name: "debug", Usage: "log the FUSE request trace and the cache counters"},
 				&cli.StringFlag{Name: "log-file", Usage: "append the server's log here (default: stderr in the foreground, nowhere in the background)"},
-				noViewsFlag(),
+				noViewsFlag(), noIndexCacheFlag(),
 				parentFlag(),
 			},
 			Action: mountAction,
@@ -72,6 +72,7 @@ type mountConfig struct {
 	debug             bool
 	logFile           string
 	noViews           bool
+	noIndexCache      bool
 }
 
 func parseMountArgs(c *cli.Context) (*mountConfig, error) {
@@ -79,7 +80,7 @@ func parseMountArgs(c *cli.Context) (*mountConfig, error) {
 		return nil, fmt.Errorf("mount: want IMAGE MOUNTPOINT, got %d argument(s) (see gcfs mount --help)", c.NArg())
 	}
 	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), parent: c.String("parent"), debug: c.Bool("debug"),
-		logFile: c.String("log-file"), noViews: c.Bool("no-views")}
+		logFile: c.String("log-file"), noViews: c.Bool("no-views"), noIndexCache: c.Bool("no-index-cache")}
 	// fusermount3 refuses a mount point given through a symlink; mount where it points.
 	if r, err := filepath.EvalSymlinks(cfg.mountpoint); err == nil {
 		cfg.mountpoint = r
@@ -277,6 +278,9 @@ func startBackground(cfg *mountConfig) error {
 	if cfg.noViews {
 		args = append(args, "--no-views")
 	}
+	if cfg.noIndexCache {
+		args = append(args, "--no-index-cache")
+	}
 	if cfg.logFile != "" {
 		lf, _ := filepath.Abs(cfg.logFile)
 		args = append(args, "--log-file", lf)
@@ -398,6 +402,14 @@ func (r *readyReporter) report(err error) {
 	r.f = nil
 }
 
+// indexSaveDelay: a mount saves its index sidecar this long after the last
+// size it learned.
+const indexSaveDelay = 2 * time.Second
+
+// mountReadAhead: the decoded blocks a mount decodes in the background after
+// each read's last block.
+const mountReadAhead = 2
+
 // serve mounts and serves until unmounted or signalled.
 func serve(cfg *mountConfig, oi *openedImage) (err error) {
 	ready := newReadyReporter()
@@ -430,10 +442,20 @@ func serve(cfg *mountConfig, oi *openedImage) (err error) {
 	defer signal.Stop(sigs)
 
 	start := time.Now()
-	tree, err := fsnode.Build(img, fsnode.Options{CacheSize: cfg.cacheSize, Cache: oi.cache, MaxDecoded: cfg.maxDecoded, NoViews: cfg.noViews, Logf: logf})
+	topt := fsnode.Options{CacheSize: cfg.cacheSize, Cache: oi.cache, MaxDecoded: cfg.maxDecoded, NoViews: cfg.noViews, Logf: logf,
+		IndexSaveDelay: indexSaveDelay, ReadAhead: mountReadAhead}
+	indexCacheOptions(cfg.noIndexCache, oi.file, &topt)
+	tree, err := fsnode.Build(img, topt)
 	if err != nil {
 		return fmt.Errorf("%s: %v", cfg.image, err)
 	}
+	// What the mount learns (decoded sizes scanned by stat) is saved in the
+	// background as it goes and once more as the server ends.
+	defer func() {
+		if err := tree.SaveIndex(); err != nil {
+			logf("gcfs: %v", err)
+		}
+	}()
 	opt := cfg.fuse
 	// The front end's lines go through the tree's limiter too: repeated
 	// problems are summarised, the counts logged as the mount ends. With

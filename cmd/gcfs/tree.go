@@ -44,6 +44,29 @@ func noViewsFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "no-views", Usage: "hide the views (NAME.png, NAME.wav, NAME.d/*.srt): only the disc's bytes"}
 }
 
+// noIndexCacheFlag turns off the persisted index (the sidecar of decoded
+// sizes in $XDG_CACHE_HOME/gcfs/).
+func noIndexCacheFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "no-index-cache", Usage: "neither read nor write the index sidecar in $XDG_CACHE_HOME/gcfs/ (decoded sizes remembered between runs)"}
+}
+
+// indexCacheOptions sets the tree's sidecar options for an image file,
+// unless --no-index-cache (or no cache directory) says otherwise.
+func indexCacheOptions(noCache bool, f *os.File, opt *fsnode.Options) {
+	if noCache {
+		return
+	}
+	dir, err := fsnode.DefaultIndexCacheDir()
+	if err != nil {
+		return
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	opt.IndexCacheDir, opt.ImageFile = dir, fi
+}
+
 // openedTree is an image file, its ISO tree and the fsnode model over it.
 type openedTree struct {
 	path   string
@@ -53,9 +76,13 @@ type openedTree struct {
 	opened *openedImage
 }
 
-// Close says how many warnings were held back since the tree was built
+// Close saves what the command learned in the index sidecar (sizes
+// scanned), says how many warnings were held back since the tree was built
 // (the limiter's counts) and closes the image.
 func (o *openedTree) Close() error {
+	if err := o.tree.SaveIndex(); err != nil {
+		o.tree.Logf("%v", err)
+	}
 	o.tree.FlushLog()
 	return o.opened.Close()
 }
@@ -82,7 +109,7 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 		defer mu.Unlock()
 		fmt.Fprintf(stderr, "gcfs: %s: warning: %s\n", path, fmt.Sprintf(format, args...))
 	}
-	tree, err := fsnode.Build(oi.img, fsnode.Options{
+	opt := fsnode.Options{
 		MaxDecoded: maxDec,
 		NoViews:    c.Bool("no-views"),
 		CacheSize:  64 << 20,
@@ -90,7 +117,9 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 		QuietFileErrors: reportsFiles[c.Command.Name],
 		Cache:           oi.cache,
 		Logf:            logf,
-	})
+	}
+	indexCacheOptions(c.Bool("no-index-cache"), oi.file, &opt)
+	tree, err := fsnode.Build(oi.img, opt)
 	if err != nil {
 		oi.Close()
 		return nil, cli.Exit(fmt.Sprintf("%s: %v", path, err), 1)

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gcfs/discimg/mkdisc"
+)
+
+// TestMain points $XDG_CACHE_HOME at a directory of its own, so that no test
+// (nor a process one spawns) reads or writes the user's index sidecars.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gcfs-cmd-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// sidecars lists the index sidecars under $XDG_CACHE_HOME/gcfs.
+func sidecars(t *testing.T, cache string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(cache, "gcfs", "*.idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestIndexCacheCLI: ls -l writes a sidecar in $XDG_CACHE_HOME/gcfs, a
+// second ls -l lists the same, --no-index-cache neither writes nor reads
+// one, and a damaged sidecar is ignored with one warning line and rewritten.
+func TestIndexCacheCLI(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	img, _ := genLayout(t, mkdisc.Small)
+
+	off := treeOK(t, "ls", "-l", "-R", "--no-index-cache", img)
+	if s := sidecars(t, cache); len(s) != 0 {
+		t.Fatalf("--no-index-cache wrote %v", s)
+	}
+	first := treeRun(t, "ls", "-l", "-R", img)
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	s := sidecars(t, cache)
+	if len(s) != 1 {
+		t.Fatalf("sidecars after ls -l: %v, want one", s)
+	}
+	if first.out != off {
+		t.Error("ls -lR differs with the index cache on")
+	}
+	second := treeRun(t, "ls", "-l", "-R", img)
+	if second.err != nil || second.out != off {
+		t.Errorf("second ls -lR (from the sidecar) differs: %v", second.err)
+	}
+	if second.errOut != first.errOut {
+		t.Errorf("warnings differ: first\n%s\nsecond\n%s", first.errOut, second.errOut)
+	}
+	if err := os.WriteFile(s[0], []byte("not a sidecar"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	third := treeRun(t, "ls", "-l", "-R", img)
+	if third.err != nil || third.out != off {
+		t.Errorf("ls -lR with a damaged sidecar differs: %v", third.err)
+	}
+	if n := strings.Count(third.errOut, "index sidecar"); n != 1 {
+		t.Errorf("%d warning lines about the damaged sidecar, want 1:\n%s", n, third.errOut)
+	}
+	if b, _ := os.ReadFile(s[0]); string(b) == "not a sidecar" {
+		t.Error("the damaged sidecar was not rewritten")
+	}
+}

@@ -1,0 +1,437 @@
+package fsnode
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gcfs/codec"
+	"gcfs/discimg"
+	"gcfs/discimg/mkdisc"
+	"gcfs/fsnode/testdisc"
+)
+
+// streamImage counts the image bytes read through it.
+type streamImage struct {
+	r     io.ReaderAt
+	bytes atomic.Int64
+}
+
+func (c *streamImage) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.bytes.Add(int64(n))
+	return n, err
+}
+
+// buildIndexed builds the tree of the image at path with the sidecar in dir,
+// counting the image bytes read by the build and what follows it.
+func buildIndexed(t testing.TB, path, dir string, opt Options) (*Tree, *streamImage, *testdisc.Log) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := discimg.Open(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci := &streamImage{r: img.R}
+	img.R = ci
+	l := &testdisc.Log{}
+	opt.Logf = l.Logf
+	opt.IndexCacheDir, opt.ImageFile = dir, fi
+	tree, err := Build(img, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree, ci, l
+}
+
+// stat is find | stat: every node's size, error and warning, as text.
+func statAll(t testing.TB, tree *Tree) map[string]string {
+	out := map[string]string{}
+	_ = tree.Walk(func(n *Node) error {
+		out[n.Path()] = fmt.Sprintf("%v %d %v %v %d", n.Kind, n.Size(), n.Err(), n.Warning(), n.Ino)
+		return nil
+	})
+	return out
+}
+
+// streamScans counts the decoded files whose index the tree has built: a
+// scan of the stream (every decode needs one).
+func streamScans(tree *Tree) int {
+	k, _ := tree.indexes.stats()
+	return k
+}
+
+func decodedCount(tree *Tree) int {
+	k := 0
+	_ = tree.Walk(func(n *Node) error {
+		if n.Kind == Decoded {
+			k++
+		}
+		return nil
+	})
+	return k
+}
+
+// TestSidecarRemount: after a build and a find|stat whose results are
+// saved, a second build and find|stat of the same image scan no stream and
+// decode nothing (no index is built, and far fewer image bytes are read),
+// and give the same tree: names, kinds, sizes, errors, warnings, inodes.
+// The files still read the same bytes.
+func TestSidecarRemount(t *testing.T) {
+	layouts := []mkdisc.Layout{mkdisc.Small}
+	if !testing.Short() {
+		layouts = append(layouts, mkdisc.Retail)
+	}
+	for _, layout := range layouts {
+		t.Run(string(layout), func(t *testing.T) {
+			var path string
+			if layout == mkdisc.Small {
+				path = copyOf(t)
+			} else {
+				path = filepath.Join(t.TempDir(), "retail.iso")
+				if _, err := mkdisc.Generate(path, mkdisc.Retail, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			testSidecarRemount(t, path)
+		})
+	}
+}
+
+func testSidecarRemount(t *testing.T, path string) {
+	dir := t.TempDir()
+	t1, c1, _ := buildIndexed(t, path, dir, Options{})
+	if t1.IndexFile() == "" || !strings.HasPrefix(t1.IndexFile(), dir) {
+		t.Fatalf("index file %q, want one in %s", t1.IndexFile(), dir)
+	}
+	if _, err := os.Stat(t1.IndexFile()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a sidecar exists before the first save: %v", err)
+	}
+	buildBytes := c1.bytes.Load()
+	want := statAll(t, t1)
+	first := c1.bytes.Load()
+	if n := decodedCount(t1); n == 0 || streamScans(t1) == 0 {
+		t.Fatalf("test setup: %d decoded files, %d scanned", n, streamScans(t1))
+	}
+	if err := t1.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(t1.IndexFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first: build read %d image bytes, build+stat %d; sidecar %d bytes, %d decoded files", buildBytes, first, fi.Size(), decodedCount(t1))
+
+	t2, c2, _ := buildIndexed(t, path, dir, Options{})
+	if k := streamScans(t2); k != 0 {
+		t.Errorf("second build: %d stream indexes built, want none", k)
+	}
+	build2 := c2.bytes.Load()
+	got := statAll(t, t2)
+	if k := streamScans(t2); k != 0 {
+		t.Errorf("second build and stat: %d stream indexes built, want none", k)
+	}
+	stat2 := c2.bytes.Load() - build2
+	t.Logf("second: build read %d image bytes, stat %d", build2, stat2)
+	// The build reads the prefixes of every extent (merged into runs that
+	// cover most of a dense image) and the raw tables; the stat, nothing.
+	if stat2 != 0 {
+		t.Errorf("second find|stat read %d image bytes, want none (the first: %d)", stat2, first-buildBytes)
+	}
+	if build2 > buildBytes {
+		t.Errorf("second build read %d image bytes, the first %d", build2, buildBytes)
+	}
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: second tree %q, first %q", p, got[p], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("second tree has %d nodes, the first %d", len(got), len(want))
+	}
+	// Nothing new learned: SaveIndex writes nothing.
+	if err := t2.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	if fi2, err := os.Stat(t1.IndexFile()); err != nil || !fi2.ModTime().Equal(fi.ModTime()) || fi2.Size() != fi.Size() {
+		t.Errorf("a save with nothing new rewrote the sidecar: %v", err)
+	}
+	// The files read as before (indexes built on open now).
+	checked := 0
+	_ = t1.Walk(func(n *Node) error {
+		if n.Kind != Decoded || n.Err() != nil || checked >= 20 {
+			return nil
+		}
+		a := readAll(t, n)
+		m := mustLookup(t, t2, n.Path())
+		if b := readAll(t, m); !bytes.Equal(a, b) {
+			t.Errorf("%s: reads differently with the sidecar", n.Path())
+		}
+		checked++
+		return nil
+	})
+	if checked == 0 {
+		t.Fatal("no decoded file read")
+	}
+}
+
+// TestSidecarCorruptStream: a corrupt stream's error is kept (the same
+// offset and rule, errors.Is ErrFormat) and not scanned again.
+func TestSidecarCorruptStream(t *testing.T) {
+	d, err := testdisc.Write(t.TempDir(), testdisc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t1, _, _ := buildIndexed(t, d.Path, dir, Options{})
+	want := statAll(t, t1)
+	var bad []string
+	_ = t1.Walk(func(n *Node) error {
+		if n.Kind == Decoded && errors.Is(n.Err(), codec.ErrFormat) {
+			bad = append(bad, n.Path())
+		}
+		return nil
+	})
+	if len(bad) == 0 {
+		t.Fatal("test setup: the test disc has no corrupt stream")
+	}
+	if err := t1.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	t2, _, logs := buildIndexed(t, d.Path, dir, Options{})
+	got := statAll(t, t2)
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: %q, first build %q", p, got[p], w)
+		}
+	}
+	for _, p := range bad {
+		n := mustLookup(t, t2, p)
+		var ce *codec.CorruptError
+		if !errors.As(n.Err(), &ce) || !errors.Is(n.Err(), codec.ErrFormat) {
+			t.Errorf("%s: error %v from the sidecar is not a *codec.CorruptError", p, n.Err())
+		}
+		if _, err := n.Open(); err == nil {
+			t.Errorf("%s: opens", p)
+		}
+		if !strings.Contains(strings.Join(logs.Lines(), "\n"), p) {
+			t.Errorf("%s: the corrupt stream is not logged on the second build", p)
+		}
+	}
+	if k := streamScans(t2); k != 0 {
+		t.Errorf("%d indexes built", k)
+	}
+}
+
+// TestSidecarIgnored: a sidecar that is truncated, damaged, of another
+// version or of another image is ignored with one log line, and rebuilt
+// (the tree is the same; the next save replaces it).
+func TestSidecarIgnored(t *testing.T) {
+	path := copyOf(t)
+	dir := t.TempDir()
+	t1, _, _ := buildIndexed(t, path, dir, Options{})
+	want := statAll(t, t1)
+	if err := t1.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(t1.IndexFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip := func(i int) []byte { b := bytes.Clone(good); b[i] ^= 0x40; return b }
+	cases := map[string][]byte{
+		"truncated":     good[:len(good)/2],
+		"empty":         {},
+		"version":       flip(8),
+		"other image":   flip(20),
+		"damaged":       flip(len(good) / 2),
+		"checksum":      flip(len(good) - 1),
+		"not a sidecar": bytes.Repeat([]byte("x"), 100),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(t1.IndexFile(), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			t2, _, logs := buildIndexed(t, path, dir, Options{})
+			var lines []string
+			for _, l := range logs.Lines() {
+				if strings.Contains(l, "index sidecar") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 || !strings.Contains(lines[0], "ignored") {
+				t.Errorf("log lines about the sidecar: %q, want one saying it is ignored", lines)
+			}
+			got := statAll(t, t2)
+			for p, w := range want {
+				if got[p] != w {
+					t.Errorf("%s: %q, want %q", p, got[p], w)
+				}
+			}
+			if streamScans(t2) == 0 {
+				t.Error("no stream scanned: the bad sidecar was trusted")
+			}
+			if err := t2.SaveIndex(); err != nil {
+				t.Fatal(err)
+			}
+			if b2, _ := os.ReadFile(t1.IndexFile()); !bytes.Equal(b2, good) {
+				t.Errorf("the rebuilt sidecar (%d bytes) differs from the first (%d bytes)", len(b2), len(good))
+			}
+		})
+	}
+	// Another modification time: another key, so another file; the old one
+	// is not read.
+	tm := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, tm, tm); err != nil {
+		t.Fatal(err)
+	}
+	t3, _, _ := buildIndexed(t, path, dir, Options{})
+	if t3.IndexFile() == t1.IndexFile() {
+		t.Error("an image with another mtime has the same sidecar name")
+	}
+	// Another decoded-size limit: another key.
+	t4, _, _ := buildIndexed(t, path, dir, Options{MaxDecoded: 1 << 20})
+	if t4.IndexFile() == t3.IndexFile() {
+		t.Error("another --max-decoded has the same sidecar name")
+	}
+}
+
+// TestSidecarOff: without IndexCacheDir nothing is written.
+func TestSidecarOff(t *testing.T) {
+	path, _ := small(t)
+	tree, _ := openDisc(t, path, -1, Options{})
+	statAll(t, tree)
+	if tree.IndexFile() != "" {
+		t.Errorf("index file %q without IndexCacheDir", tree.IndexFile())
+	}
+	if err := tree.SaveIndex(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSidecarRoundTrip: marshal then parse gives the entries back; a
+// different key is refused.
+func TestSidecarRoundTrip(t *testing.T) {
+	key := [32]byte{1, 2, 3}
+	ents := map[string]*sideEntry{
+		"i4096+100":         {sized: true, size: 5000, ranges: []sideRange{{0, []byte("WAD hello")}, {100, []byte{1, 2, 3}}}},
+		"i4096+100/16+50":   {sized: true, size: 30, corrupt: true, cOff: 0x20, rule: string(codec.RuleTruncated)},
+		"i8192+9":           {ranges: []sideRange{{7, []byte("x")}}},
+		"i9000+16/0+16/4+4": {sized: true},
+	}
+	for _, e := range ents {
+		for _, r := range e.ranges {
+			e.rbytes += int64(len(r.data))
+		}
+	}
+	b := marshalSidecar(key, ents)
+	got, err := parseSidecar(b, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(ents) {
+		t.Fatalf("%d entries, want %d", len(got), len(ents))
+	}
+	for k, e := range ents {
+		g := got[k]
+		if g == nil || g.sized != e.sized || g.size != e.size || g.corrupt != e.corrupt || g.cOff != e.cOff || g.rule != e.rule || len(g.ranges) != len(e.ranges) || g.rbytes != e.rbytes {
+			t.Errorf("%s: %+v, want %+v", k, g, e)
+			continue
+		}
+		for i := range e.ranges {
+			if g.ranges[i].off != e.ranges[i].off || !bytes.Equal(g.ranges[i].data, e.ranges[i].data) {
+				t.Errorf("%s: range %d differs", k, i)
+			}
+		}
+	}
+	if _, err := parseSidecar(b, [32]byte{9}); !errors.Is(err, ErrSidecar) {
+		t.Errorf("another key: %v", err)
+	}
+	var se *SidecarError
+	if _, err := parseSidecar(b[:len(b)-10], key); !errors.As(err, &se) {
+		t.Errorf("truncated: %v", err)
+	}
+}
+
+// TestSidecarRecordMerge: recorded ranges merge and stay within bounds.
+func TestSidecarRecordMerge(t *testing.T) {
+	s := &sidecar{entries: map[string]*sideEntry{}}
+	s.record("k", []byte("abcd"), 10)
+	s.record("k", []byte("efgh"), 14) // touches: merged
+	s.record("k", []byte("XY"), 12)   // inside: overwrites the same bytes
+	s.record("k", []byte("zz"), 100)
+	e := s.entries["k"]
+	if len(e.ranges) != 2 || e.ranges[0].off != 10 || string(e.ranges[0].data) != "abXYefgh" || e.rbytes != 10 {
+		t.Fatalf("ranges %+v, %d bytes", e.ranges, e.rbytes)
+	}
+	p := make([]byte, 4)
+	if !s.lookupRange("k", p, 13) || string(p) != "Yefg" {
+		t.Errorf("lookup 13: %q", p)
+	}
+	if s.lookupRange("k", p, 16) { // 16..20 runs past 18
+		t.Error("lookup past a range's end answered")
+	}
+	if s.lookupRange("k", p, 0) {
+		t.Error("lookup before the ranges answered")
+	}
+	s.record("k", make([]byte, maxRecordPerFile), 1000)
+	if e.rbytes != 10 {
+		t.Errorf("a record past the per-file bound was kept: %d bytes", e.rbytes)
+	}
+}
+
+// FuzzSidecar: no input makes the parser panic or allocate past the file's
+// size; what parses marshals back to bytes that parse to the same.
+func FuzzSidecar(f *testing.F) {
+	key := [32]byte{7}
+	f.Add(marshalSidecar(key, map[string]*sideEntry{}))
+	f.Add(marshalSidecar(key, map[string]*sideEntry{
+		"i1+2":   {sized: true, size: 9, ranges: []sideRange{{1, []byte("abc")}}, rbytes: 3},
+		"i1+2/3": {sized: true, size: 2, corrupt: true, cOff: 5, rule: "x"},
+	}))
+	f.Add([]byte("GCFSIDX\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		// The fuzzer cannot find the checksum: seal what it gives.
+		if len(b) >= 4 {
+			b = append(bytes.Clone(b[:len(b)-4]), 0, 0, 0, 0)
+			body := b[:len(b)-4]
+			if len(body) >= 44 {
+				copy(body[12:44], key[:])
+			}
+			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(body, castagnoli))
+		}
+		ents, err := parseSidecar(b, key)
+		if err != nil {
+			if !errors.Is(err, ErrSidecar) {
+				t.Fatalf("error %v is not ErrSidecar", err)
+			}
+			return
+		}
+		b2 := marshalSidecar(key, ents)
+		ents2, err := parseSidecar(b2, key)
+		if err != nil {
+			t.Fatalf("re-marshalled sidecar does not parse: %v", err)
+		}
+		if !bytes.Equal(marshalSidecar(key, ents2), b2) {
+			t.Fatal("marshal is not stable")
+		}
+	})
+}
