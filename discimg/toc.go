@@ -194,8 +194,9 @@ func (t *TOC) levelOf(h *TOCHeader) (n, k int, ok bool) {
 	return 0, 0, false
 }
 
-// LevelTableLBA is where the level table says level n's part k copy lies
-// inside RC2.HDR, given RC2.HDR's own LBA: the check of the table's offsets.
+// LevelTableProblems checks the level table's LBAs, given RC2.HDR's own LBA:
+// each row's three ranges must point at that level's header copies inside
+// RC2.HDR. It lists every one that does not.
 func (t *TOC) LevelTableProblems(hdrLBA int64) []string {
 	var out []string
 	for n, row := range t.Levels {

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,21 +18,9 @@ import (
 	"gcfs/fsnode/testdisc"
 )
 
-// streamImage counts the image bytes read through it.
-type streamImage struct {
-	r     io.ReaderAt
-	bytes atomic.Int64
-}
-
-func (c *streamImage) ReadAt(p []byte, off int64) (int, error) {
-	n, err := c.r.ReadAt(p, off)
-	c.bytes.Add(int64(n))
-	return n, err
-}
-
 // buildIndexed builds the tree of the image at path with the sidecar in dir,
 // counting the image bytes read by the build and what follows it.
-func buildIndexed(t testing.TB, path, dir string, opt Options) (*Tree, *streamImage, *testdisc.Log) {
+func buildIndexed(t testing.TB, path, dir string, opt Options) (*Tree, *countingImage, *testdisc.Log) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -49,7 +35,7 @@ func buildIndexed(t testing.TB, path, dir string, opt Options) (*Tree, *streamIm
 	if err != nil {
 		t.Fatal(err)
 	}
-	ci := &streamImage{r: img.R}
+	ci := &countingImage{r: img.R}
 	img.R = ci
 	l := &testdisc.Log{}
 	opt.Logf = l.Logf
@@ -124,9 +110,9 @@ func testSidecarRemount(t *testing.T, path string) {
 	if _, err := os.Stat(t1.IndexFile()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a sidecar exists before the first save: %v", err)
 	}
-	buildBytes := c1.bytes.Load()
+	buildBytes := c1.n.Load()
 	want := statAll(t, t1)
-	first := c1.bytes.Load()
+	first := c1.n.Load()
 	if n := decodedCount(t1); n == 0 || streamScans(t1) == 0 {
 		t.Fatalf("test setup: %d decoded files, %d scanned", n, streamScans(t1))
 	}
@@ -143,12 +129,12 @@ func testSidecarRemount(t *testing.T, path string) {
 	if k := streamScans(t2); k != 0 {
 		t.Errorf("second build: %d stream indexes built, want none", k)
 	}
-	build2 := c2.bytes.Load()
+	build2 := c2.n.Load()
 	got := statAll(t, t2)
 	if k := streamScans(t2); k != 0 {
 		t.Errorf("second build and stat: %d stream indexes built, want none", k)
 	}
-	stat2 := c2.bytes.Load() - build2
+	stat2 := c2.n.Load() - build2
 	t.Logf("second: build read %d image bytes, stat %d", build2, stat2)
 	// The build reads the prefixes of every extent (merged into runs that
 	// cover most of a dense image) and the raw tables; the stat, nothing.

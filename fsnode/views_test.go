@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"image"
+	"image/color"
 	"image/png"
 	"strings"
 	"testing"
@@ -66,21 +67,9 @@ func TestPNGViewPixels(t *testing.T) {
 		for y := 0; y < h; y++ {
 			for x := 0; x < w; x++ {
 				r, g, b, a := pifPixel(src, x, y)
-				c := image.NewNRGBA(image.Rect(0, 0, 1, 1)).ColorModel().Convert(img.At(x, y))
-				cr, cg, cb, ca := c.RGBA()
-				if a == 0 {
-					if ca != 0 {
-						t.Fatalf("%s (%d,%d): alpha %d, want transparent", p, x, y, ca>>8)
-					}
-					continue
-				}
-				// compare non-premultiplied
-				got := [4]uint32{cr * 0xffff / ca >> 8, cg * 0xffff / ca >> 8, cb * 0xffff / ca >> 8, ca >> 8}
-				want := [4]uint32{uint32(r), uint32(g), uint32(b), uint32(a)}
-				for k := range got {
-					if d := int(got[k]) - int(want[k]); d < -1 || d > 1 {
-						t.Fatalf("%s (%d,%d): %v, want %v", p, x, y, got, want)
-					}
+				c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+				if c.A != a || a != 0 && (c.R != r || c.G != g || c.B != b) {
+					t.Fatalf("%s (%d,%d): %v, want %d %d %d %d", p, x, y, c, r, g, b, a)
 				}
 			}
 		}
@@ -92,11 +81,19 @@ func TestPNGViewPixels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := int(binary.LittleEndian.Uint32(blob))
-	r, g, b, a := img.At(3, 1).RGBA()
-	px := blob[16+4*(w+3):]
-	if a>>8 != uint32(min(px[3], 0x80))*255/128+0 && a>>8 != (uint32(min(px[3], 0x80))*255+64)/128 || px[0] == 0 && r != 0 {
-		t.Errorf("RGBA blob pixel: png %d %d %d %d, blob % x", r>>8, g>>8, b>>8, a>>8, px[:4])
+	w, h := int(binary.LittleEndian.Uint32(blob)), int(binary.LittleEndian.Uint32(blob[4:]))
+	if img.Bounds() != image.Rect(0, 0, w, h) {
+		t.Fatalf("RGBA blob png %v, header %dx%d", img.Bounds(), w, h)
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			px := blob[16+4*(y*w+x):]
+			a := uint8((int(min(px[3], 0x80))*255 + 64) / 128)
+			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+			if c.A != a || a != 0 && (c.R != px[0] || c.G != px[1] || c.B != px[2]) {
+				t.Fatalf("RGBA blob (%d,%d): png %v, blob % x", x, y, c, px[:4])
+			}
+		}
 	}
 	if checked != 5 {
 		t.Fatal("not every texture checked")

@@ -36,6 +36,9 @@ func (n *Node) Xattrs() []Attr {
 		add("view", n.vm.kind)
 		add("source", n.vm.source.path)
 	}
+	if n.viewDirOf != nil { // a subtitle blob's NAME.d/ of SRT views
+		add("source", n.viewDirOf.path)
+	}
 	switch n.Kind {
 	case Decoded:
 		add("wad_tag", n.hdr.Tag)
