@@ -124,12 +124,18 @@ func TestDecodeParallelDenseSync(t *testing.T) {
 	}
 }
 
-func FuzzDecodeParallel(f *testing.F) {
+// addParallelSeeds seeds the parallel fuzz targets: every stream body with
+// the real blocks and with tiny ones, and a sample stream.
+func addParallelSeeds(f *testing.F) {
 	for _, s := range fuzzSeeds() {
 		f.Add(s, uint8(0), uint8(0))
 		f.Add(s, uint8(4), uint8(20))
 	}
 	f.Add(Encode(SampleData(11, 60000), EncodeOptions{})[HeaderSize:], uint8(0), uint8(0))
+}
+
+func FuzzDecodeParallel(f *testing.F) {
+	addParallelSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte, flags, blk uint8) {
 		// blk 0: the real 0x2000 blocks, one a chunk; else tiny blocks.
 		block := int64(0x2000)
@@ -186,11 +192,7 @@ func TestScanParallel(t *testing.T) {
 }
 
 func FuzzScanParallel(f *testing.F) {
-	for _, s := range fuzzSeeds() {
-		f.Add(s, uint8(0), uint8(0))
-		f.Add(s, uint8(4), uint8(20))
-	}
-	f.Add(Encode(SampleData(11, 60000), EncodeOptions{})[HeaderSize:], uint8(0), uint8(0))
+	addParallelSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte, flags, blk uint8) {
 		block := int64(0x2000)
 		if blk != 0 {

@@ -102,3 +102,27 @@ func (im *Image) Lookup(path string) (*Entry, bool) {
 	}
 	return e, true
 }
+
+// FileAt is the listed file whose extent holds image byte off, or nil (off
+// lies between files).
+func (im *Image) FileAt(off int64) *Entry {
+	var found *Entry
+	var walk func(e *Entry, depth int)
+	walk = func(e *Entry, depth int) {
+		if e == nil || depth > 64 || found != nil {
+			return
+		}
+		for _, c := range e.Children {
+			switch {
+			case c == nil:
+			case c.IsDir:
+				walk(c, depth+1)
+			case off >= c.Offset() && off < c.Offset()+c.Size:
+				found = c
+				return
+			}
+		}
+	}
+	walk(im.Root, 0)
+	return found
+}

@@ -2,46 +2,25 @@ package discimg
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"gcfs/discimg/isowriter"
+	"gcfs/fsnode/testdisc"
 )
 
 // Issue 10 case 5: a million bad records cost a counter, not a million
 // errors: Problems keeps the first maxProblems, MoreProblems counts the rest.
 func TestProblemsBounded(t *testing.T) {
 	const files = maxProblems + 150
-	var fs []isowriter.File
-	for i := 0; i < files; i++ {
-		fs = append(fs, isowriter.File{Path: fmt.Sprintf("D/F%04d", i), Size: 1, Chunks: []isowriter.Chunk{{Data: []byte{byte(i)}}}})
-	}
-	p := filepath.Join(t.TempDir(), "dups.iso")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	size, err := isowriter.Write(f, fs, isowriter.Options{VolumeID: "DUPS"})
-	f.Close()
+	p, size, err := testdisc.WriteDuplicates(t.TempDir(), files, func(i int) []byte { return []byte{byte(i)} })
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
-	}
-	renamed := 0
-	for i := 33; i+7 <= len(b); i++ {
-		if b[i-1] == 7 && b[i] == 'F' && string(b[i+5:i+7]) == ";1" {
-			b[i-1] = 5
-			copy(b[i:i+7], "DUP;1\x00\x00")
-			renamed++
-		}
-	}
-	if renamed != files {
-		t.Fatalf("renamed %d records, want %d", renamed, files)
 	}
 	im, err := Open(bytes.NewReader(b), size)
 	if err != nil {

@@ -3,10 +3,10 @@
 // attributes and readers. Both front ends (the CLI and the FUSE nodes in
 // fsnode/fusefs) serve this one model. It does not import go-fuse.
 //
-// The tree is built in one pass over the ISO directory records and the
-// container headers (plus a 16-byte prefix of every extent, to spot WAD
-// streams); nothing is decoded until a decoded file's size or bytes are asked
-// for.
+// The tree is built from the ISO directory records, the container headers,
+// the part tables and a prefix of every extent (to spot WAD streams and the
+// assets the views read); a decoded file is decoded only when its bytes are
+// asked for, or at build where its content holds parts or a texture header.
 package fsnode
 
 import (

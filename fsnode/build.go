@@ -20,8 +20,10 @@ import (
 // model's own guard.
 const maxDepth = 64
 
-// Build makes the tree from an opened image in one pass of directory records and
-// container headers; it decodes nothing.
+// Build makes the tree from an opened image: directory records, container
+// headers, part tables and the assets' headers. The only streams it decodes
+// are the beginnings of those whose content the tree must read to be built
+// (decoded parents of NAME.d/ parts, BONUS textures for their PNG sizes).
 func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	if img == nil || img.Root == nil {
 		return nil, errors.New("fsnode: image has no root directory")
@@ -161,8 +163,9 @@ func (b *builder) containers() {
 	// The tables are read in parallel (a header read each); the nodes are
 	// made in order afterwards.
 	type result struct {
-		c   *discimg.Container
-		err error
+		c     *discimg.Container
+		limit int64 // how far its table may address (the run behind it)
+		err   error
 	}
 	results := make([]result, len(b.pending))
 	var wg sync.WaitGroup
@@ -178,6 +181,7 @@ func (b *builder) containers() {
 					continue
 				}
 				limit := b.t.Image.RunLimit(n.Entry(), b.pending[i].dir)
+				results[i].limit = limit
 				r := &imageRange{r: b.t.Image.R, imgSize: b.t.Image.Size, base: n.off, size: max(limit, n.size), path: n.Entry().Path}
 				results[i].c, results[i].err = discimg.ReadContainerIn(n.Name, r, n.size, limit)
 			}
@@ -214,7 +218,7 @@ func (b *builder) containers() {
 		if b.toc != nil {
 			n.toc = b.toc.Check(n.Name, n.entry.LBA, n.size, c.Header)
 		}
-		limit := b.t.Image.RunLimit(n.Entry(), pc.dir)
+		limit := results[i].limit
 		groups := map[string]*Node{}
 		for i := range c.Extents {
 			x := &c.Extents[i]
@@ -237,7 +241,9 @@ func (b *builder) containers() {
 			leaf := &Node{Name: parts[len(parts)-1], Kind: Raw, Parent: parent, tree: b.t, extent: x,
 				hasRange: true, off: n.off + x.Offset, size: x.Size, layout: x.Layout}
 			if x.Beyond {
-				leaf.inFile = b.fileAt(n.off + x.Offset)
+				if e := b.t.Image.FileAt(n.off + x.Offset); e != nil {
+					leaf.inFile = e.Path
+				}
 			}
 			leaf.staticErr = b.rangeErr(leaf, nil)
 			parent.Children = append(parent.Children, leaf)

@@ -38,33 +38,6 @@ func (b *builder) rawReader(n *Node) *imageRange {
 	return &imageRange{r: b.t.Image.R, imgSize: b.t.Image.Size, base: n.off, size: n.size, path: n.path}
 }
 
-// fileAt names the ISO file whose extent holds image offset off ("" when none
-// does: padding between files).
-func (b *builder) fileAt(off int64) string {
-	var found string
-	var walk func(e *discimg.Entry)
-	walk = func(e *discimg.Entry) {
-		for _, c := range e.Children {
-			if c == nil {
-				continue
-			}
-			if c.IsDir {
-				if c != e {
-					walk(c)
-				}
-				continue
-			}
-			if o := c.Offset(); off >= o && off < o+c.Size {
-				found = c.Path
-			}
-		}
-	}
-	if b.t.Image.Root != nil {
-		walk(b.t.Image.Root)
-	}
-	return found
-}
-
 // detectNested probes the leaves that lie inside decoded content for a WAD
 // stream, through the decoded file (a stream inside a stream).
 func (b *builder) detectNested(leaves []*Node) {

@@ -123,8 +123,8 @@ func (n *Node) streamInput() (Reader, error) {
 	return &sliceReader{r: r, off: n.woff, size: n.streamLen(), n: n}, nil
 }
 
-// streamOffset is where the stream lies, for messages: its image offset, or
-// its offset in the decoded file that holds it.
+// streamErr is err as a StreamError naming where the stream lies: its image
+// offset, or its offset in the decoded file that holds it.
 func (n *Node) streamErr(err error) *StreamError {
 	se := &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
 	if n.within != nil {

@@ -140,9 +140,8 @@ func (b *builder) viewsOf(n *Node) {
 			n.Name += ".irx"
 		}
 	default:
-		switch {
-		case fam == "BONUS" && parent != nil && parent.Name == "credits_images",
-			parent != nil && parent.parts != nil && parent.parts.Layout == discimg.PartsIRX && n.Name == "image":
+		switch placeOf(n, fam) {
+		case placeRGBA:
 			h, err := assets.StatRGBABlob(hdr, size)
 			if err != nil {
 				n.viewErr = fmt.Errorf("no PNG: %w", err)
@@ -150,7 +149,7 @@ func (b *builder) viewsOf(n *Node) {
 			}
 			b.addView(n, n.Name+".png", ViewPNG, assets.PNGSize(assets.Shape{Width: int(h.Width), Height: int(h.Height), Depth: 32}),
 				&viewMeta{source: n, kind: ViewPNG, rgba: true})
-		case fam == "MPEG" && strings.HasPrefix(n.Name, "subtitles") && n.Kind != Decoded:
+		case placeSubtitles:
 			r, err := n.Open()
 			if err != nil {
 				return
@@ -160,17 +159,32 @@ func (b *builder) viewsOf(n *Node) {
 	}
 }
 
+// Assets without a magic are known by their place in the tree.
+type place int
+
+const (
+	placeNone      place = iota
+	placeRGBA            // raw RGBA behind {w, h}: BONUS credits_images, the irx image
+	placeSubtitles       // a GC subtitle blob: MPEG subtitlesNN
+)
+
+func placeOf(n *Node, fam string) place {
+	p := n.Parent
+	switch {
+	case fam == "BONUS" && p != nil && p.Name == "credits_images",
+		p != nil && p.parts != nil && p.parts.Layout == discimg.PartsIRX && n.Name == "image":
+		return placeRGBA
+	case fam == "MPEG" && strings.HasPrefix(n.Name, "subtitles") && n.Kind != Decoded:
+		return placeSubtitles
+	}
+	return placeNone
+}
+
 // maybeAsset says whether a file whose first bytes are prefix may have a
 // view or a format name: a known magic, or a place where assets without one
-// lie (raw RGBA blobs, subtitle blobs).
+// lie.
 func maybeAsset(prefix []byte, n *Node, fam string) bool {
-	if assets.Sniff(prefix) != assets.KindUnknown {
-		return true
-	}
-	p := n.Parent
-	return fam == "BONUS" && p != nil && p.Name == "credits_images" ||
-		p != nil && p.parts != nil && p.parts.Layout == discimg.PartsIRX && n.Name == "image" ||
-		fam == "MPEG" && strings.HasPrefix(n.Name, "subtitles")
+	return assets.Sniff(prefix) != assets.KindUnknown || placeOf(n, fam) != placeNone
 }
 
 func (b *builder) addView(src *Node, name, kind string, size int64, m *viewMeta) *Node {

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"gcfs/discimg"
-	"gcfs/discimg/isowriter"
 	"gcfs/discimg/mkdisc"
 	"gcfs/fsnode"
 	"gcfs/fsnode/testdisc"
@@ -275,37 +274,8 @@ func TestManifestImageShrinks(t *testing.T) {
 // Issue 10 case 5: thousands of duplicate records are a few lines and a count.
 func TestRepeatedWarningsSummarised(t *testing.T) {
 	const files = 1200
-	var fs []isowriter.File
-	for i := 0; i < files; i++ {
-		data := []byte(fmt.Sprintf("file %d\n", i))
-		fs = append(fs, isowriter.File{Path: fmt.Sprintf("D/F%04d", i), Size: int64(len(data)), Chunks: []isowriter.Chunk{{Data: data}}})
-	}
-	p := filepath.Join(t.TempDir(), "dups.iso")
-	out, err := os.Create(p)
+	p, _, err := testdisc.WriteDuplicates(t.TempDir(), files, func(i int) []byte { return []byte(fmt.Sprintf("file %d\n", i)) })
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := isowriter.Write(out, fs, isowriter.Options{VolumeID: "DUPS"}); err != nil {
-		t.Fatal(err)
-	}
-	out.Close()
-	// Every F%04d;1 record becomes DUP;1 (one pass over the image).
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	renamed := 0
-	for i := 33; i+7 <= len(b); i++ {
-		if b[i-1] == 7 && b[i] == 'F' && string(b[i+5:i+7]) == ";1" {
-			b[i-1] = 5
-			copy(b[i:i+7], "DUP;1\x00\x00")
-			renamed++
-		}
-	}
-	if renamed != files {
-		t.Fatalf("renamed %d records, want %d", renamed, files)
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := treeRun(t, "ls", "-R", p)

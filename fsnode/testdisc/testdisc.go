@@ -261,3 +261,42 @@ func Both32(b []byte, v uint32) {
 	binary.LittleEndian.PutUint32(b, v)
 	binary.BigEndian.PutUint32(b[4:], v)
 }
+
+// WriteDuplicates writes dir/dups.iso: directory D of n files (F0000 … with
+// the contents data(i)) whose records are then all renamed DUP, the one name
+// every one of them carries: a directory of n duplicate records.
+func WriteDuplicates(dir string, n int, data func(i int) []byte) (path string, size int64, err error) {
+	var fs []isowriter.File
+	for i := 0; i < n; i++ {
+		d := data(i)
+		fs = append(fs, isowriter.File{Path: fmt.Sprintf("D/F%04d", i), Size: int64(len(d)), Chunks: []isowriter.Chunk{{Data: d}}})
+	}
+	path = filepath.Join(dir, "dups.iso")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", 0, err
+	}
+	size, err = isowriter.Write(f, fs, isowriter.Options{VolumeID: "DUPS"})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", 0, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", 0, err
+	}
+	renamed := 0
+	for i := 33; i+7 <= len(b); i++ {
+		if b[i-1] == 7 && b[i] == 'F' && string(b[i+5:i+7]) == ";1" {
+			b[i-1] = 5
+			copy(b[i:i+7], "DUP;1\x00\x00")
+			renamed++
+		}
+	}
+	if renamed != n {
+		return "", 0, fmt.Errorf("testdisc: renamed %d records, want %d", renamed, n)
+	}
+	return path, size, os.WriteFile(path, b, 0o644)
+}
