@@ -126,6 +126,17 @@ func (c *Cache) add(k Key, v []byte) {
 	}
 }
 
+// Put stores a block that was decoded along with another (a whole stream
+// decoded at once) without counting a miss; it replaces what k holds.
+func (c *Cache) Put(k Key, v []byte) {
+	c.mu.Lock()
+	c.add(k, v)
+	c.mu.Unlock()
+}
+
+// MaxBytes is the cache's budget.
+func (c *Cache) MaxBytes() int64 { return c.maxBytes }
+
 // Peek returns a cached block without loading or counting a miss.
 func (c *Cache) Peek(k Key) ([]byte, bool) {
 	c.mu.Lock()

@@ -247,3 +247,28 @@ func BenchmarkGetHit(b *testing.B) {
 		}
 	})
 }
+
+func TestPut(t *testing.T) {
+	c := New(250)
+	c.Put(Key{1, 0}, block(100, 1))
+	c.Put(Key{1, 1}, block(100, 2))
+	if v, ok := c.Peek(Key{1, 1}); !ok || v[0] != 2 {
+		t.Fatal("a put block is not cached")
+	}
+	v, err := c.Get(Key{1, 0}, func() ([]byte, error) { t.Fatal("Get loaded a put block"); return nil, nil })
+	if err != nil || v[0] != 1 {
+		t.Fatalf("Get of a put block: %v", err)
+	}
+	c.Put(Key{1, 1}, block(120, 3)) // a replacement, not an eviction
+	if s := c.Stats(); s.Misses != 0 || s.Bytes != 220 || s.Evictions != 0 || s.Entries != 2 {
+		t.Fatalf("stats after puts: %+v", s)
+	}
+	c.Put(Key{1, 2}, block(100, 4)) // over budget: the oldest goes
+	if s := c.Stats(); s.Bytes > 250 || s.Evictions != 1 {
+		t.Fatalf("budget after put: %+v", s)
+	}
+	c.Put(Key{1, 3}, block(251, 5)) // larger than the budget: not kept
+	if _, ok := c.Peek(Key{1, 3}); ok || c.MaxBytes() != 250 {
+		t.Fatal("a block over the budget was kept")
+	}
+}

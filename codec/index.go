@@ -430,3 +430,34 @@ func (ix *Index) ReadAt(r io.ReaderAt, p []byte, off int64) (int, error) {
 	}
 	return n, nil
 }
+
+// DecodeAll decodes the whole stream in src (as Decode takes it) with up to
+// workers goroutines (DecodeParallel: the same bytes and errors as Decode)
+// and returns the output cut into the index's blocks, filling every
+// snapshot on the way, so that a later cold block costs at most its group's
+// decode. It is the first read of a stream whose output the caller can hold
+// whole: one pass, no per-block restarts, every core. The blocks share one
+// buffer of exactly Size bytes (each capped at its own length). A stream that
+// does not decode to the index's length (it changed since it was indexed)
+// is an error.
+func (ix *Index) DecodeAll(src []byte, workers int) ([][]byte, error) {
+	size := ix.Size()
+	out, err := AppendDecodeParallel(make([]byte, 0, size+writeSlack), src, workers, ix.opt)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(out)) != size {
+		return nil, fmt.Errorf("wad: stream decoded to %d bytes, its index says %d (stream changed since it was indexed?)", len(out), size)
+	}
+	for g := 1; g < len(ix.groupFirst); g++ {
+		end := ix.cps[ix.groupFirst[g]].out
+		ix.store(g, out[:end], 0)
+	}
+	nb := ix.NumBlocks()
+	blocks := make([][]byte, nb)
+	for i := range blocks {
+		lo, hi := ix.cps[i].out, ix.cps[i+1].out
+		blocks[i] = out[lo:hi:hi]
+	}
+	return blocks, nil
+}

@@ -155,3 +155,57 @@ func TestIndexSmallBlocksVariedStreams(t *testing.T) {
 		}
 	}
 }
+
+// DecodeAll gives the blocks a full decode gives, each capped at its own
+// length, and leaves every snapshot filled, with the stream cut into
+// parallel chunks (small sync blocks, so chunks are many) and whole.
+func TestIndexDecodeAll(t *testing.T) {
+	setChunking(t, 0x2000, 4) // 32 KiB chunks
+	for _, n := range []int{1, 70000, 3 << 20} {
+		enc := Encode(SampleData(int64(n)+3, n), EncodeOptions{})
+		full, err := Decode(enc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, workers := range []int{1, 2, 4} {
+			ix, err := NewIndex(bytes.NewReader(enc), int64(len(enc)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocks, err := ix.DecodeAll(enc, workers)
+			if err != nil {
+				t.Fatalf("%d bytes, %d workers: %v", n, workers, err)
+			}
+			if len(blocks) != ix.NumBlocks() {
+				t.Fatalf("%d blocks, index has %d", len(blocks), ix.NumBlocks())
+			}
+			for i, b := range blocks {
+				off, bn := ix.Block(i)
+				if len(b) != bn || cap(b) != bn || !bytes.Equal(b, full[off:off+int64(bn)]) {
+					t.Fatalf("%d bytes, %d workers: block %d differs (len %d cap %d, want %d)", n, workers, i, len(b), cap(b), bn)
+				}
+			}
+			if ix.MemSize() != ix.MaxMemSize() {
+				t.Errorf("%d bytes: snapshots %d of %d filled", n, ix.MemSize()-ix.baseMem(), ix.maxSnaps)
+			}
+			// A cold block now decodes from its own group's snapshot.
+			if nb := ix.NumBlocks(); nb > 1 {
+				off, bn := ix.Block(nb - 1)
+				b, err := ix.DecodeBlock(bytes.NewReader(enc), nb-1, nil)
+				if err != nil || !bytes.Equal(b, full[off:off+int64(bn)]) {
+					t.Fatalf("last block after DecodeAll: %v", err)
+				}
+			}
+		}
+	}
+	// A stream that is not the one indexed: an error, not wrong blocks.
+	a := Encode(SampleData(1, 200000), EncodeOptions{})
+	b := Encode(SampleData(2, 100000), EncodeOptions{})
+	ix, err := NewIndex(bytes.NewReader(a), int64(len(a)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.DecodeAll(b, 2); err == nil {
+		t.Fatal("DecodeAll of another stream: no error")
+	}
+}

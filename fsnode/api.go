@@ -112,8 +112,10 @@ type Node struct {
 	ixMu     sync.Mutex
 
 	shortLogged atomic.Bool
-	raRunning   atomic.Bool   // a read-ahead chain of this file's is decoding
-	bkey        atomic.Uint64 // buildKey, once given
+	raRunning   atomic.Bool                 // a read-ahead chain of this file's is decoding
+	wholeMu     sync.Mutex                  // one whole-stream decode at a time (firstread.go)
+	wholeIn     atomic.Pointer[cache.Cache] // the cache a whole-stream decode filled
+	bkey        atomic.Uint64               // buildKey, once given
 
 	// Directories: the streams of their decoded files were prefetched.
 	prefetchOnce sync.Once
@@ -253,4 +255,7 @@ type Tree struct {
 	buildKeys  atomic.Uint64
 	side       *sidecar      // the persisted index; nil without one
 	raSem      chan struct{} // read-ahead chains running (Options.ReadAhead)
+	// wholeDecodes counts the files decoded whole on a first read
+	// (firstread.go), for tests.
+	wholeDecodes atomic.Int64
 }

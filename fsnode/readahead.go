@@ -25,27 +25,44 @@ const raMinCacheBlocks = 16
 // readAhead starts decoding the blocks after block i, when there are any
 // not yet cached and the file has no chain running.
 func (dr *decodedReader) readAhead(i int) {
+	dr.chain(i+1, i+dr.n.tree.opt.ReadAhead)
+}
+
+// Prefetch starts decoding the file's first blocks in the background (the
+// mount calls it on open): the decode runs while the open's reply and the
+// first read request cross between kernel and server, and the read then
+// waits for it instead of starting it. A file decoded whole on its first
+// read (firstread.go) is decoded whole here.
+func (dr *decodedReader) Prefetch() { dr.chain(0, dr.n.tree.opt.ReadAhead-1) }
+
+// Prefetch starts decoding the decoded blocks the range begins in.
+func (sr *sliceReader) Prefetch() {
+	if dr, ok := sr.r.(*decodedReader); ok && sr.size > 0 {
+		i := dr.ix.BlockAt(sr.off)
+		dr.chain(i, i+dr.n.tree.opt.ReadAhead-1)
+	}
+}
+
+// chain decodes blocks first..last (clipped to the file) in the background,
+// in order, unless they are all cached, the file has a chain running, the
+// tree's chains are all busy or the cache is too small for read-ahead.
+func (dr *decodedReader) chain(first, last int) {
 	t := dr.n.tree
-	depth := t.opt.ReadAhead
-	if depth <= 0 || dr.cache == nil || dr.cache != t.Cache || t.raSem == nil {
+	if t.opt.ReadAhead <= 0 || dr.cache == nil || dr.cache != t.Cache || t.raSem == nil {
 		return
 	}
-	nb := dr.ix.NumBlocks()
-	last := min(i+depth, nb-1)
-	if last <= i {
-		return
-	}
-	first := -1
-	for j := i + 1; j <= last; j++ {
+	last = min(last, dr.ix.NumBlocks()-1)
+	from := -1
+	for j := max(first, 0); j <= last; j++ {
 		if _, ok := dr.cache.Peek(cache.Key{File: dr.key, Block: j}); !ok {
-			first = j
+			from = j
 			break
 		}
 	}
-	if first < 0 {
-		return // all cached
+	if from < 0 {
+		return // all cached (or nothing to read)
 	}
-	if _, bn := dr.ix.Block(i); t.opt.CacheSize < int64(raMinCacheBlocks)*int64(max(bn, 1)) {
+	if _, bn := dr.ix.Block(from); t.opt.CacheSize < int64(raMinCacheBlocks)*int64(max(bn, 1)) {
 		return
 	}
 	if !dr.n.raRunning.CompareAndSwap(false, true) {
@@ -62,7 +79,7 @@ func (dr *decodedReader) readAhead(i int) {
 			<-t.raSem
 			dr.n.raRunning.Store(false)
 		}()
-		for j := first; j <= last; j++ {
+		for j := from; j <= last; j++ {
 			if _, ok := dr.cache.Peek(cache.Key{File: dr.key, Block: j}); ok {
 				continue
 			}

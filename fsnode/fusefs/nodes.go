@@ -397,6 +397,9 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fu
 		f.logErr("open", 0, err)
 		return nil, 0, syscall.EIO
 	}
+	if p, ok := r.(prefetcher); ok {
+		p.Prefetch() // decoded bytes: start on them before the first read arrives
+	}
 	return &fileHandle{r: r}, fuse.FOPEN_KEEP_CACHE, 0
 }
 
@@ -478,6 +481,10 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	f.logErr("read", off, err)
 	return nil, syscall.EIO
 }
+
+// prefetcher is a reader that can start decoding its first bytes in the
+// background (fsnode's decoded and nested files).
+type prefetcher interface{ Prefetch() }
 
 // slicer is a reader that hands out its bytes without copying them
 // (fsnode's decoded files: pieces of cached blocks, never modified).

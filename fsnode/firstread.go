@@ -1,0 +1,70 @@
+package fsnode
+
+import (
+	"runtime"
+
+	"gcfs/cache"
+)
+
+// The first read of a decoded file (issue 11, "parallel first decode"):
+// when a block of a file with several blocks misses the cache and the file
+// has not been decoded into that cache before, the whole stream is decoded
+// in one pass (codec's Index.DecodeAll: DecodeParallel on every core when
+// the stream is long enough to cut into chunks, the sequential decoder
+// otherwise) and every block goes into the cache. Block by block, a cold
+// read decodes each block separately, one core at a time, and a read that
+// lands far into the file first decodes everything before it anyway.
+// A file's output is decoded whole only when it is at most a quarter of the
+// cache (so that it does not evict itself or flush everything else) and at
+// most wholeMax; larger files, and files whose blocks were evicted since,
+// read block by block (the whole decode filled the index's window
+// snapshots, so a cold block then costs at most its group's decode).
+
+// wholeMax bounds the output (and the stream) a whole decode holds at once.
+var wholeMax int64 = 64 << 20
+
+// wholeWorkers is how many goroutines a whole decode uses.
+var wholeWorkers = runtime.GOMAXPROCS(0)
+
+// decodeWhole is block i's load when the file qualifies for a whole decode
+// into dr.cache and has not had one: it decodes the stream whole, puts the
+// other blocks in the cache and returns block i (ok). A file that does not
+// qualify, or whose whole decode failed, gets ok false: the block path
+// decodes it (and reports any error, with the offset the sequential decoder
+// gives: DecodeAll's errors are the same, but the block path's are the ones
+// a file reports everywhere else).
+func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
+	n, c := dr.n, dr.cache
+	if c == nil || dr.ix.NumBlocks() < 2 || n.wholeIn.Load() == c {
+		return nil, false
+	}
+	size, inLen := dr.ix.Size(), n.streamLen()
+	if size > wholeMax || inLen > wholeMax || size > c.MaxBytes()/4 {
+		return nil, false
+	}
+	n.wholeMu.Lock()
+	defer n.wholeMu.Unlock()
+	if n.wholeIn.Load() == c {
+		// Decoded whole while this load waited: the block is cached, unless
+		// it was evicted at once.
+		b, ok := c.Peek(cache.Key{File: dr.key, Block: i})
+		return b, ok
+	}
+	n.wholeIn.Store(c) // once per cache, whatever happens next
+	src := make([]byte, inLen)
+	if got, err := dr.src.ReadAt(src, 0); int64(got) != inLen {
+		_ = err // the block path reads it again and reports it
+		return nil, false
+	}
+	blocks, err := dr.ix.DecodeAll(src, wholeWorkers)
+	if err != nil {
+		return nil, false
+	}
+	n.tree.wholeDecodes.Add(1)
+	for j, blk := range blocks {
+		if j != i {
+			c.Put(cache.Key{File: dr.key, Block: j}, blk)
+		}
+	}
+	return blocks[i], true
+}

@@ -1,0 +1,85 @@
+package fsnode
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+
+	"gcfs/cache"
+	"gcfs/fsnode/testdisc"
+)
+
+// TestFirstReadWhole: the first read of a decoded file of several blocks,
+// even one at its end, decodes the stream whole (in parallel: the 4 MiB
+// sample's stream spans several of the codec's chunks) and caches every
+// block: one decode for the file, readers at once anywhere in it get
+// the sample's bytes, and a second read of any block is a hit. A cache of
+// less than four times the file reads it block by block.
+func TestFirstReadWhole(t *testing.T) {
+	const size = 4 << 20
+	d, err := testdisc.Write(t.TempDir(), testdisc.Options{SampleSize: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20})
+	n := mustLookup(t, tree, "G/MISC.WAD/frontend")
+	r, err := n.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr := r.(*decodedReader)
+	nb := dr.ix.NumBlocks()
+	if nb < 16 || n.streamLen() < 1<<20 {
+		t.Fatalf("test setup: %d blocks, stream of %d bytes", nb, n.streamLen())
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			off := int64(size - 1000 - w*(size/4))
+			p := make([]byte, 900)
+			if k, err := r.ReadAt(p, off); err != nil || !bytes.Equal(p[:k], d.Sample[off:off+900]) {
+				t.Errorf("reader %d at %d: %d bytes, %v", w, off, k, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := tree.wholeDecodes.Load(); got != 1 {
+		t.Fatalf("%d whole decodes, want 1", got)
+	}
+	for j := range nb {
+		if _, ok := tree.Cache.Peek(cache.Key{File: n.Ino, Block: j}); !ok {
+			t.Fatalf("block %d of %d not cached after the first read", j, nb)
+		}
+	}
+	first := tree.Cache.Stats().Misses // the four readers' (three waited for the one decode)
+	if first > 4 {
+		t.Errorf("%d cache misses for 4 first reads", first)
+	}
+	all := make([]byte, size)
+	if k, err := r.ReadAt(all, 0); k != size || !bytes.Equal(all, d.Sample) {
+		t.Fatalf("whole file: %d bytes, %v, equal %v", k, err, bytes.Equal(all, d.Sample))
+	}
+	if st := tree.Cache.Stats(); st.Misses != first {
+		t.Errorf("reading the whole file after the first reads: %d cache misses", st.Misses-first)
+	}
+	if dr.ix.MemSize() != dr.ix.MaxMemSize() {
+		t.Error("the whole decode left window snapshots unfilled")
+	}
+
+	// A cache of less than 4 × the file: block by block.
+	tree2, _ := openDisc(t, d.Path, -1, Options{CacheSize: size*4 - 1})
+	n2 := mustLookup(t, tree2, "G/MISC.WAD/frontend")
+	r2, err := n2.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := make([]byte, 100)
+	if _, err := r2.ReadAt(p, 10); err != nil || !bytes.Equal(p, d.Sample[10:110]) {
+		t.Fatalf("small cache: %v", err)
+	}
+	if tree2.wholeDecodes.Load() != 0 {
+		t.Error("a file over a quarter of the cache was decoded whole")
+	}
+}
