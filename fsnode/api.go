@@ -258,4 +258,7 @@ type Tree struct {
 	// wholeDecodes counts the files decoded whole on a first read
 	// (firstread.go), for tests.
 	wholeDecodes atomic.Int64
+	// scanned counts the streams scanned for their index (NewIndex), for
+	// tests.
+	scanned atomic.Int64
 }

@@ -154,7 +154,13 @@ func (n *Node) doScan() {
 	if n.sideScan() {
 		return // the persisted index knows it
 	}
-	defer n.sideRecordScan()
+	var built *codec.Index
+	defer func() {
+		n.sideRecordScan()
+		if built != nil {
+			n.sideRecordIndex(built) // (the size first: an index is kept with it)
+		}
+	}()
 	if n.within == nil {
 		n.prefetchSiblings()
 	}
@@ -164,10 +170,12 @@ func (n *Node) doScan() {
 		n.logFile(n.decErr)
 		return
 	}
+	n.tree.scanned.Add(1)
 	ix, err := codec.NewIndex(src, src.Size(), n.codecOptions())
 	if err == nil {
 		n.decSize = ix.Size()
 		n.tree.indexes.put(n, ix)
+		built = ix
 		return
 	}
 	st, err := codec.Scan(src, src.Size(), n.codecOptions())
@@ -265,10 +273,16 @@ func (n *Node) index() (*codec.Index, error) {
 	if err != nil {
 		return nil, n.streamErr(err)
 	}
+	if ix := n.sideLoadIndex(src); ix != nil {
+		n.tree.indexes.put(n, ix)
+		return ix, nil
+	}
+	n.tree.scanned.Add(1)
 	ix, err := codec.NewIndex(src, src.Size(), n.codecOptions())
 	if err != nil {
 		return nil, n.streamErr(err)
 	}
+	defer n.sideRecordIndex(ix)
 	if ix.Size() != n.decSize {
 		// The scan and the index disagree: trust neither silently.
 		return nil, n.streamErr(fmt.Errorf("index says %d decoded bytes, size scan %d", ix.Size(), n.decSize))

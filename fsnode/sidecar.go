@@ -25,9 +25,11 @@ import (
 // $XDG_CACHE_HOME/gcfs/ (os.UserCacheDir). Per decoded file, keyed by where
 // its stream lies (image offset, or offset in the decoded file that holds
 // it, and its length): its decoded size, its corrupt-stream error (offset
-// and rule), and the decoded bytes the build read of it (part tables,
-// nested stream prefixes, view headers). A build that finds every one of
-// them reads no stream and decodes nothing; a stat reads nothing.
+// and rule), its random-access index (the codec's checkpoints and groups,
+// codec.Index.AppendBinary) and the decoded bytes the build read of it (part
+// tables, nested stream prefixes, view headers). A build that finds every
+// one of them reads no stream and decodes nothing; a stat reads nothing;
+// an open reads the stream's 16-byte header, not the stream.
 //
 // The sidecar is trusted only when its key matches: the format version, the
 // image file's size and mtime, the decoded-size limit and a SHA-256 of the
@@ -37,7 +39,7 @@ import (
 // recur, are never persisted: such a file is scanned again.
 
 // sidecarVersion is the format version; a change makes old sidecars ignored.
-const sidecarVersion = 1
+const sidecarVersion = 2
 
 var sidecarMagic = [8]byte{'G', 'C', 'F', 'S', 'I', 'D', 'X', 0}
 
@@ -48,6 +50,11 @@ const (
 	maxSideKey        = 1 << 10
 	maxSideRule       = 256
 	maxSideRanges     = 1 << 16
+	// maxSideIndex bounds one file's index bytes (a 256 MiB stream's
+	// index is about 25 KiB), maxIndexTotal a tree's: past them an index
+	// is not kept (the next process scans that stream at its open).
+	maxSideIndex  = 1 << 20
+	maxIndexTotal = 16 << 20
 	// maxRecordPerFile bounds the decoded bytes recorded of one file at
 	// build, maxRecordTotal those of a tree: past them reads are not kept
 	// (a later build decodes them again).
@@ -83,6 +90,7 @@ type sideEntry struct {
 	rule    string
 	ranges  []sideRange // decoded bytes read at build, sorted, not overlapping
 	rbytes  int64
+	index   []byte // codec.Index.AppendBinary's bytes (checked by codec.LoadIndex when used)
 }
 
 type sideRange struct {
@@ -101,6 +109,7 @@ type sidecar struct {
 	entries map[string]*sideEntry
 	dirty   int   // changes since the last save
 	rbytes  int64 // recorded bytes in all
+	ibytes  int64 // index bytes in all
 	timer   *time.Timer
 	delay   time.Duration
 
@@ -197,6 +206,7 @@ func (b *builder) loadSidecar() {
 			s.entries = ents
 			for _, e := range ents {
 				s.rbytes += e.rbytes
+				s.ibytes += int64(len(e.index))
 			}
 			return
 		}
@@ -286,7 +296,8 @@ func (r *sideReader) u8(what string) byte {
 const (
 	sideSized   = 1
 	sideCorrupt = 2
-	sideFlags   = sideSized | sideCorrupt
+	sideIndex   = 4
+	sideFlags   = sideSized | sideCorrupt | sideIndex
 )
 
 // minSideEntry is the fewest bytes an entry takes (key length, flags,
@@ -298,8 +309,8 @@ const minSideEntry = 4 + 1 + 4
 //
 // Layout (little endian): magic[8], version u32, key[32], count u32, then
 // count entries {keylen u32, key, flags u8, [size i64], [corrupt: offset
-// i64, rulelen u32, rule], nranges u32, {off i64, len u32, bytes}...}, then
-// a CRC-32C of everything before it.
+// i64, rulelen u32, rule], [index: len u32, bytes], nranges u32, {off i64,
+// len u32, bytes}...}, then a CRC-32C of everything before it.
 func parseSidecar(b []byte, key [32]byte) (map[string]*sideEntry, error) {
 	if len(b) < len(sidecarMagic)+4+32+4+4 {
 		return nil, &SidecarError{Offset: int64(len(b)), Reason: "truncated: shorter than a header"}
@@ -336,7 +347,7 @@ func parseSidecar(b []byte, key [32]byte) (map[string]*sideEntry, error) {
 		}
 		e := &sideEntry{}
 		flags := r.u8("flags")
-		if flags&^sideFlags != 0 || (flags&sideCorrupt != 0 && flags&sideSized == 0) {
+		if flags&^sideFlags != 0 || (flags&(sideCorrupt|sideIndex) != 0 && flags&sideSized == 0) || flags&sideCorrupt != 0 && flags&sideIndex != 0 {
 			r.fail(fmt.Sprintf("entry %d: flags %#x", i, flags))
 			break
 		}
@@ -357,6 +368,14 @@ func parseSidecar(b []byte, key [32]byte) (map[string]*sideEntry, error) {
 				break
 			}
 			e.rule = string(r.take(int(rl), "rule"))
+		}
+		if flags&sideIndex != 0 {
+			il := r.u32("index length")
+			if il == 0 || il > maxSideIndex {
+				r.fail(fmt.Sprintf("entry %d: index length %d", i, il))
+				break
+			}
+			e.index = r.take(int(il), "index")
 		}
 		nr := r.u32("range count")
 		if nr > maxSideRanges || int(nr) > (len(body)-r.off)/12 {
@@ -416,6 +435,8 @@ func marshalSidecar(key [32]byte, ents map[string]*sideEntry) []byte {
 			flags |= sideSized
 			if e.corrupt {
 				flags |= sideCorrupt
+			} else if len(e.index) > 0 {
+				flags |= sideIndex
 			}
 		}
 		b = append(b, flags)
@@ -425,6 +446,9 @@ func marshalSidecar(key [32]byte, ents map[string]*sideEntry) []byte {
 				b = binary.LittleEndian.AppendUint64(b, uint64(e.cOff))
 				b = binary.LittleEndian.AppendUint32(b, uint32(len(e.rule)))
 				b = append(b, e.rule...)
+			} else if len(e.index) > 0 {
+				b = binary.LittleEndian.AppendUint32(b, uint32(len(e.index)))
+				b = append(b, e.index...)
 			}
 		}
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(e.ranges)))
@@ -517,6 +541,71 @@ func (n *Node) sideRecordScan() {
 	}
 	s.changed()
 	s.mu.Unlock()
+}
+
+// sideRecordIndex keeps a decoded file's index, once its size is known
+// (bounded per file and per tree).
+func (n *Node) sideRecordIndex(ix *codec.Index) {
+	s := n.tree.side
+	if s == nil {
+		return
+	}
+	k := n.sideKey()
+	if k == "" {
+		return
+	}
+	data := ix.AppendBinary(nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[k]
+	if e == nil || !e.sized || e.corrupt || e.size != ix.Size() || bytes.Equal(e.index, data) {
+		return
+	}
+	if len(data) > maxSideIndex || s.ibytes-int64(len(e.index))+int64(len(data)) > maxIndexTotal {
+		return
+	}
+	s.ibytes += int64(len(data)) - int64(len(e.index))
+	e.index = data
+	s.changed()
+}
+
+// sideLoadIndex is the decoded file's index from the sidecar, or nil. An
+// index the codec does not accept (a hostile or stale sidecar) is dropped,
+// with one log line, and built again by the caller.
+func (n *Node) sideLoadIndex(src Reader) *codec.Index {
+	s := n.tree.side
+	if s == nil {
+		return nil
+	}
+	k := n.sideKey()
+	if k == "" {
+		return nil
+	}
+	s.mu.Lock()
+	var data []byte
+	if e := s.entries[k]; e != nil {
+		data = e.index
+	}
+	s.mu.Unlock()
+	if data == nil {
+		return nil
+	}
+	ix, err := codec.LoadIndex(src, src.Size(), n.codecOptions(), data)
+	if err == nil && ix.Size() != n.decSize {
+		err = fmt.Errorf("index of %d decoded bytes, the file has %d", ix.Size(), n.decSize)
+	}
+	if err != nil {
+		n.tree.logf("%s: index sidecar %s: %v; ignored, scanned again", n.logPath(), s.file, err)
+		s.mu.Lock()
+		if e := s.entries[k]; e != nil && len(e.index) > 0 {
+			s.ibytes -= int64(len(e.index))
+			e.index = nil
+			s.changed()
+		}
+		s.mu.Unlock()
+		return nil
+	}
+	return ix
 }
 
 // changed counts a change and, when the tree saves lazily, (re)arms the

@@ -392,6 +392,7 @@ func FuzzSidecar(f *testing.F) {
 	f.Add(marshalSidecar(key, map[string]*sideEntry{
 		"i1+2":   {sized: true, size: 9, ranges: []sideRange{{1, []byte("abc")}}, rbytes: 3},
 		"i1+2/3": {sized: true, size: 2, corrupt: true, cOff: 5, rule: "x"},
+		"i9+4":   {sized: true, size: 4, index: []byte{1, 2, 0, 0, 0, 4, 4, 0, 1, 0, 0}},
 	}))
 	f.Add([]byte("GCFSIDX\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -420,4 +421,72 @@ func FuzzSidecar(f *testing.F) {
 			t.Fatal("marshal is not stable")
 		}
 	})
+}
+
+// TestSidecarIndexKept: the sidecar keeps each decoded file's index, so that
+// after a remount opening and reading every decoded file scans no stream
+// (only its header is read); the bytes are the same. An index the codec
+// refuses is dropped with one log line, the stream is scanned again, the
+// file reads the same, and the next save keeps the good index again.
+func TestSidecarIndexKept(t *testing.T) {
+	path := copyOf(t)
+	dir := t.TempDir()
+	t1, _, _ := buildIndexed(t, path, dir, Options{})
+	want := map[string][]byte{}
+	_ = t1.Walk(func(n *Node) error {
+		if n.Kind == Decoded && n.Err() == nil {
+			want[n.Path()] = readAll(t, n)
+		}
+		return nil
+	})
+	if len(want) == 0 {
+		t.Fatal("test setup: no decoded file")
+	}
+	if err := t1.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	t2, _, _ := buildIndexed(t, path, dir, Options{})
+	for p, w := range want {
+		if got := readAll(t, mustLookup(t, t2, p)); !bytes.Equal(got, w) {
+			t.Errorf("%s: reads differently with the kept index", p)
+		}
+	}
+	if k := t2.scanned.Load(); k != 0 {
+		t.Errorf("reading %d decoded files after a remount scanned %d streams, want none", len(want), k)
+	}
+
+	t3, _, l3 := buildIndexed(t, path, dir, Options{})
+	var victim *Node
+	_ = t3.Walk(func(n *Node) error {
+		if victim == nil && n.Kind == Decoded && n.Err() == nil && n.within == nil {
+			victim = n
+		}
+		return nil
+	})
+	t3.side.mu.Lock()
+	e := t3.side.entries[victim.sideKey()]
+	if e == nil || len(e.index) == 0 {
+		t3.side.mu.Unlock()
+		t.Fatalf("%s: no index kept", victim.Path())
+	}
+	good := e.index
+	e.index = append([]byte{9}, good[1:]...) // another version
+	t3.side.mu.Unlock()
+	before := len(l3.Lines())
+	if got := readAll(t, victim); !bytes.Equal(got, want[victim.Path()]) {
+		t.Fatalf("%s: reads differently after a refused index", victim.Path())
+	}
+	lines := l3.Lines()[before:]
+	if len(lines) != 1 || !strings.Contains(lines[0], "index sidecar") || !strings.Contains(lines[0], victim.logPath()) {
+		t.Errorf("a refused index logged %q, want one line naming the file and the sidecar", lines)
+	}
+	if k := t3.scanned.Load(); k != 1 {
+		t.Errorf("a refused index: %d streams scanned, want 1", k)
+	}
+	t3.side.mu.Lock()
+	again := bytes.Equal(t3.side.entries[victim.sideKey()].index, good)
+	t3.side.mu.Unlock()
+	if !again {
+		t.Error("the index scanned again is not kept in place of the refused one")
+	}
 }

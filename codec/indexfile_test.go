@@ -1,0 +1,117 @@
+package codec
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// An index kept as bytes and loaded again reads every block as the one
+// NewIndex built (checkIndex with the loaded index), for streams of one
+// block, many blocks, groups of every size, and with small blocks.
+func TestLoadIndexRoundTrip(t *testing.T) {
+	streams := [][]byte{
+		Encode(nil, EncodeOptions{}),
+		Encode(SampleData(1, 1000), EncodeOptions{}),
+		Encode(SampleData(2, 3<<20), EncodeOptions{}),
+		Encode(SampleData(3, 700000), EncodeOptions{Best: true}),
+		Encode(bytes.Repeat([]byte("ab"), 400000), EncodeOptions{}),
+	}
+	for i, enc := range streams {
+		r := bytes.NewReader(enc)
+		ix, err := NewIndex(r, int64(len(enc)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := ix.AppendBinary(nil)
+		lx, err := LoadIndex(r, int64(len(enc)), Options{}, data)
+		if err != nil {
+			t.Fatalf("stream %d: %v", i, err)
+		}
+		if lx.Size() != ix.Size() || lx.NumBlocks() != ix.NumBlocks() || lx.maxSnaps != ix.maxSnaps ||
+			!bytes.Equal(lx.AppendBinary(nil), data) {
+			t.Fatalf("stream %d: loaded index differs", i)
+		}
+		full, _ := Decode(enc, Options{})
+		for b := range lx.NumBlocks() {
+			off, n := lx.Block(b)
+			got, err := lx.DecodeBlock(r, b, nil)
+			if err != nil || !bytes.Equal(got, full[off:off+int64(n)]) {
+				t.Fatalf("stream %d block %d: %v", i, b, err)
+			}
+		}
+	}
+}
+
+// Every truncation and every single-byte change of an index's bytes either
+// fails with ErrIndexData or loads an index that still obeys the rules
+// (blocks decode to the stream's bytes or fail): never a panic or a huge
+// allocation.
+func TestLoadIndexHostile(t *testing.T) {
+	enc := Encode(SampleData(4, 900000), EncodeOptions{})
+	r := bytes.NewReader(enc)
+	ix, err := NewIndex(r, int64(len(enc)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := ix.AppendBinary(nil)
+	full, _ := Decode(enc, Options{})
+	check := func(what string, d []byte) {
+		lx, err := LoadIndex(r, int64(len(enc)), Options{}, d)
+		if err != nil {
+			if !errors.Is(err, ErrIndexData) {
+				t.Fatalf("%s: %v does not wrap ErrIndexData", what, err)
+			}
+			return
+		}
+		for b := range lx.NumBlocks() {
+			off, n := lx.Block(b)
+			got, err := lx.DecodeBlock(r, b, nil)
+			if err == nil && (off+int64(n) > int64(len(full)) || !bytes.Equal(got, full[off:off+int64(n)])) {
+				t.Fatalf("%s: block %d decoded to other bytes without an error", what, b)
+			}
+		}
+	}
+	for n := range len(data) {
+		check("truncated", data[:n])
+	}
+	for i := range data {
+		for _, v := range []byte{0, 1, 0x7f, 0x80, 0xff, data[i] ^ 1} {
+			d := bytes.Clone(data)
+			d[i] = v
+			check("changed", d)
+		}
+	}
+	if _, err := LoadIndex(r, int64(len(enc)), Options{MaxOutput: ix.Size() - 1}, data); !errors.Is(err, ErrIndexData) {
+		t.Fatalf("an index past MaxOutput: %v", err)
+	}
+	if _, err := LoadIndex(bytes.NewReader(enc[:10]), 10, Options{}, data); err == nil {
+		t.Fatal("a stream without a header: no error")
+	}
+}
+
+func FuzzLoadIndex(f *testing.F) {
+	enc := Encode(SampleData(5, 200000), EncodeOptions{})
+	ix, err := NewIndex(bytes.NewReader(enc), int64(len(enc)), Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(ix.AppendBinary(nil))
+	f.Add([]byte{indexFileVersion, 2, 0, 0, 0})
+	full, _ := Decode(enc, Options{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := bytes.Clone(data)
+		r := bytes.NewReader(enc)
+		lx, err := LoadIndex(r, int64(len(enc)), Options{}, data)
+		if !bytes.Equal(in, data) {
+			t.Fatal("LoadIndex mutated its input")
+		}
+		if err != nil {
+			return
+		}
+		p := make([]byte, lx.Size())
+		if n, err := lx.ReadAt(r, p, 0); err == nil && (lx.Size() != int64(len(full)) || !bytes.Equal(p[:n], full)) {
+			t.Fatal("a loaded index read other bytes without an error")
+		}
+	})
+}
