@@ -461,3 +461,16 @@ func (ix *Index) DecodeAll(src []byte, workers int) ([][]byte, error) {
 	}
 	return blocks, nil
 }
+
+// Cold reports whether a decode of block i with no predecessor at hand must
+// start before block i's group (its snapshot is not known yet), and
+// whether the stream has been decoded past any group's start at all: what
+// a caller weighs when choosing between decoding one block and decoding
+// the stream whole.
+func (ix *Index) Cold(i int) (groupUnknown, neverDecoded bool) {
+	if i < 0 || i >= ix.NumBlocks() {
+		return false, ix.filled.Load() == 0
+	}
+	_, known := ix.snapshot(ix.groupOf(i))
+	return !known, ix.filled.Load() == 0 && ix.maxSnaps > 0
+}

@@ -14,11 +14,13 @@ import (
 // otherwise) and every block goes into the cache. Block by block, a cold
 // read decodes each block separately, one core at a time, and a read that
 // lands far into the file first decodes everything before it anyway.
-// A file's output is decoded whole only when it is at most a quarter of the
-// cache (so that it does not evict itself or flush everything else) and at
-// most wholeMax; larger files, and files whose blocks were evicted since,
-// read block by block (the whole decode filled the index's window
-// snapshots, so a cold block then costs at most its group's decode).
+// A file's output is decoded whole only on a read that would decode from
+// an earlier point anyway (the block's group has no window snapshot yet),
+// or on a read of its first block when the stream was never decoded; only
+// when it is at most a quarter of the cache (so that it does not evict
+// itself or flush everything else) and at most wholeMax; and once per
+// cache. Other reads go block by block: a whole decode fills the index's
+// window snapshots, so a cold block then costs at most its group's decode.
 
 // wholeMax bounds the output (and the stream) a whole decode holds at once.
 var wholeMax int64 = 64 << 20
@@ -40,6 +42,12 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 	}
 	size, inLen := dr.ix.Size(), n.streamLen()
 	if size > wholeMax || inLen > wholeMax || size > c.MaxBytes()/4 {
+		return nil, false
+	}
+	if groupUnknown, never := dr.ix.Cold(i); !groupUnknown && !(i == 0 && never) {
+		// The stream was decoded before (its snapshots are filled): one
+		// block costs at most its group's decode, far less than the whole
+		// stream for a read that wants a few bytes.
 		return nil, false
 	}
 	n.wholeMu.Lock()

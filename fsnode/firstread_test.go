@@ -68,6 +68,21 @@ func TestFirstReadWhole(t *testing.T) {
 		t.Error("the whole decode left window snapshots unfilled")
 	}
 
+	// A fresh cache (the blocks evicted): the stream was decoded, its
+	// snapshots are known, so a read in the middle decodes one group.
+	tree.Cache = cache.New(64 << 20)
+	r, err = n.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p0 := make([]byte, 100)
+	if _, err := r.ReadAt(p0, size/2); err != nil || !bytes.Equal(p0, d.Sample[size/2:size/2+100]) {
+		t.Fatalf("read after eviction: %v", err)
+	}
+	if got := tree.wholeDecodes.Load(); got != 1 {
+		t.Errorf("a read in a decoded-before stream decoded it whole (%d whole decodes)", got)
+	}
+
 	// A cache of less than 4 × the file: block by block.
 	tree2, _ := openDisc(t, d.Path, -1, Options{CacheSize: size*4 - 1})
 	n2 := mustLookup(t, tree2, "G/MISC.WAD/frontend")

@@ -282,21 +282,31 @@ func xattrIntB(b *testing.B, path, name string) int64 {
 }
 
 // BenchmarkDecodedSequential reads every decoded file (up to 512 MiB of
-// output): cold (fresh mount, empty block cache, no page cache), block-cache
-// warm (page cache dropped, blocks still cached), and page-cache warm.
+// output) through the mount and through the in-process model (the speed
+// the mount can reach), page cache dropped before each: cold on a first
+// mount (no index sidecar: every file is scanned at its lookup), and the
+// model the same; block-cache warm (page cache dropped, blocks still
+// cached) and page-cache warm; cold on a remount (the sidecar the first
+// mount saved: no scan); and the large files alone (1 MiB of output or
+// more: the per-byte path, where the kernel's round trips per file weigh
+// least) cold on a first mount and in the model.
 func BenchmarkDecodedSequential(b *testing.B) {
 	d := getDisc(b, benchLayout())
-	var files []lsEntry
-	var total int64
+	var files, large []lsEntry
+	var total, largeTotal int64
 	for _, e := range d.decodedFiles() {
 		if total+e.Size > 512<<20 {
 			break
 		}
 		files = append(files, e)
 		total += e.Size
+		if e.Size >= 1<<20 {
+			large = append(large, e)
+			largeTotal += e.Size
+		}
 	}
 	canDrop := dropCaches()
-	readAllFiles := func(m *mounted) float64 {
+	readAllFiles := func(m *mounted, files []lsEntry, total int64) float64 {
 		buf := make([]byte, 1<<20)
 		start := time.Now()
 		for _, e := range files {
@@ -311,28 +321,47 @@ func BenchmarkDecodedSequential(b *testing.B) {
 		}
 		return float64(total) / 1e6 / time.Since(start).Seconds()
 	}
+	drop := func() {
+		if canDrop {
+			dropCaches()
+		}
+	}
 	res := map[string][]float64{}
 	var last *mounted
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
+		clearIndexCache(b)
 		m := testMount(b, d.path, "--cache-size", "1GiB")
-		if canDrop {
-			dropCaches()
-		}
+		drop()
 		b.StartTimer()
-		res["cold"] = append(res["cold"], readAllFiles(m))
-		if canDrop {
-			dropCaches()
-		}
+		res["cold"] = append(res["cold"], readAllFiles(m, files, total))
+		drop()
 		res["model-cold"] = append(res["model-cold"], readModel(b, d.path, files))
 		if canDrop {
 			dropCaches()
-			res["blockcache-warm"] = append(res["blockcache-warm"], readAllFiles(m))
+			res["blockcache-warm"] = append(res["blockcache-warm"], readAllFiles(m, files, total))
 		}
-		res["pagecache-warm"] = append(res["pagecache-warm"], readAllFiles(m))
+		res["pagecache-warm"] = append(res["pagecache-warm"], readAllFiles(m, files, total))
 		b.StopTimer()
 		reportRSS(b, m, "gcfs")
+		m.unmount(b) // saves the sidecar
+		m = testMount(b, d.path, "--cache-size", "1GiB")
+		drop()
+		b.StartTimer()
+		res["remount-cold"] = append(res["remount-cold"], readAllFiles(m, files, total))
+		b.StopTimer()
+		m.unmount(b)
+		if len(large) > 0 {
+			clearIndexCache(b)
+			m = testMount(b, d.path, "--cache-size", "1GiB")
+			drop()
+			b.StartTimer()
+			res["large-cold"] = append(res["large-cold"], readAllFiles(m, large, largeTotal))
+			drop()
+			res["large-model-cold"] = append(res["large-model-cold"], readModel(b, d.path, large))
+			b.StopTimer()
+		}
 		if last != nil {
 			last.unmount(b)
 		}
@@ -340,11 +369,14 @@ func BenchmarkDecodedSequential(b *testing.B) {
 		b.StartTimer()
 	}
 	b.StopTimer()
-	b.Logf("%d decoded files, %d bytes", len(files), total)
+	b.Logf("%d decoded files, %d bytes; %d of 1 MiB or more, %d bytes", len(files), total, len(large), largeTotal)
 	for k, v := range res {
 		b.ReportMetric(median(v), k+"-MB/s")
 	}
 	b.ReportMetric(median(res["cold"])/median(res["model-cold"]), "gcfs/model-cold")
+	if len(large) > 0 {
+		b.ReportMetric(median(res["large-cold"])/median(res["large-model-cold"]), "gcfs/model-large-cold")
+	}
 }
 
 // readModel reads the files through the fsnode model in this process, with
