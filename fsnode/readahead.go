@@ -19,7 +19,8 @@ import (
 // kernel's own readahead requests arriving together.
 
 // raMinCacheBlocks: read-ahead runs only when the cache holds at least this
-// many blocks of the file (a small cache would evict what it reads ahead).
+// many blocks of the file, and four times the read-ahead depth (a small
+// cache would evict what it reads ahead).
 const raMinCacheBlocks = 16
 
 // readAhead starts decoding the blocks after block i, when there are any
@@ -62,7 +63,7 @@ func (dr *decodedReader) chain(first, last int) {
 	if from < 0 {
 		return // all cached (or nothing to read)
 	}
-	if _, bn := dr.ix.Block(from); t.opt.CacheSize < int64(raMinCacheBlocks)*int64(max(bn, 1)) {
+	if _, bn := dr.ix.Block(from); t.opt.CacheSize < int64(max(raMinCacheBlocks, 4*t.opt.ReadAhead))*int64(max(bn, 1)) {
 		return
 	}
 	if !dr.n.raRunning.CompareAndSwap(false, true) {

@@ -407,8 +407,10 @@ func (r *readyReporter) report(err error) {
 const indexSaveDelay = 2 * time.Second
 
 // mountReadAhead: the decoded blocks a mount decodes in the background after
-// each read's last block.
-const mountReadAhead = 2
+// each read's last block, and from a file's start when it is opened: 1 MiB,
+// the size of the kernel's read requests, so that the next request's
+// blocks are being decoded while this one's are copied to the kernel.
+const mountReadAhead = 16
 
 // serve mounts and serves until unmounted or signalled.
 func serve(cfg *mountConfig, oi *openedImage) (err error) {
