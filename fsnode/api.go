@@ -261,4 +261,8 @@ type Tree struct {
 	// scanned counts the streams scanned for their index (NewIndex), for
 	// tests.
 	scanned atomic.Int64
+	// ready: the build is done (children fixed); scanSem bounds the
+	// directories sized in the background at once (prefetch.go).
+	ready   atomic.Bool
+	scanSem chan struct{}
 }

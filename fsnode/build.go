@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,6 +78,10 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	b.finish(root)
 	t.assignInos()
 	t.buildCache = nil
+	if spare := runtime.GOMAXPROCS(0) - 1; spare > 0 {
+		t.scanSem = make(chan struct{}, spare)
+	}
+	t.ready.Store(true)
 	t.lim.Flush()
 	return t, nil
 }

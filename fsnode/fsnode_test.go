@@ -148,8 +148,10 @@ func TestFilesReadExactly(t *testing.T) {
 			t.Errorf("%s: content differs (%d bytes, want %d)", p, len(got), len(want))
 		}
 	}
-	if len(logs.Lines()) != 1 || logs.Count("BROKEN.WAD") != 1 {
-		t.Errorf("log lines %q, want one about BROKEN.WAD", logs.Lines())
+	// frontbin, the corrupt stream beside frontend, may be sized in the
+	// background once a sibling's size is asked: at most its one line.
+	if n := len(logs.Lines()); logs.Count("BROKEN.WAD") != 1 || n-1 != logs.Count("frontbin") || n > 2 {
+		t.Errorf("log lines %q, want one about BROKEN.WAD (and at most one about frontbin)", logs.Lines())
 	}
 }
 

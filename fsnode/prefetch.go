@@ -30,13 +30,14 @@ func (n *Node) prefetchSiblings() {
 	if dir == nil {
 		return
 	}
-	f, ok := n.tree.Image.R.(syscall.Conn) // *os.File
-	if !ok {
-		return
-	}
 	dir.prefetchOnce.Do(func() {
+		n.scanSiblings(dir)
 		spans := dir.streamSpans()
 		if len(spans) == 0 {
+			return
+		}
+		f, ok := n.tree.Image.R.(syscall.Conn) // *os.File
+		if !ok {
 			return
 		}
 		rc, err := f.SyscallConn()
@@ -93,4 +94,38 @@ func (dir *Node) streamSpans() []span {
 		budget -= merged[i].hi - merged[i].lo
 	}
 	return merged
+}
+
+// scanSiblings sizes the other decoded files of dir in the background (the
+// first size asked in a directory is a sign that the others' will follow),
+// on the cores the tree may use besides the asking one: from the
+// directory's last file backwards, so that the foreground, which goes
+// forwards, and the background meet in the middle instead of waiting on
+// each other's scans. Only once the tree is built (its children no longer
+// change), at most one directory per spare core at a time.
+func (n *Node) scanSiblings(dir *Node) {
+	t := n.tree
+	if !t.ready.Load() || t.scanSem == nil {
+		return
+	}
+	var todo []*Node
+	for i := len(dir.Children) - 1; i >= 0; i-- {
+		if c := dir.Children[i]; c != n && c.Kind == Decoded && c.staticErr == nil {
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	select {
+	case t.scanSem <- struct{}{}:
+	default:
+		return // every spare core is scanning another directory
+	}
+	go func() {
+		defer func() { <-t.scanSem }()
+		for _, c := range todo {
+			c.scan()
+		}
+	}()
 }

@@ -1,6 +1,9 @@
 package fsnode
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 // TestStreamSpans: the prefetch ranges of a directory cover every decoded
 // file's stream, lie inside the image, are sorted and disjoint, and stay
@@ -59,5 +62,51 @@ func TestStreamSpans(t *testing.T) {
 		if got := readAll(t, c); string(got) != string(want) {
 			t.Errorf("%s: %d bytes after prefetch, want %d", c.path, len(got), len(want))
 		}
+	}
+}
+
+// TestScanSiblings: the first size asked in a directory sizes the other
+// decoded files there in the background (each scanned once: the
+// foreground and the background share every file's one scan), and the
+// sizes agree with a tree that sized each file itself.
+func TestScanSiblings(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{})
+	if tree.scanSem == nil { // one core: give the test a spare one
+		tree.scanSem = make(chan struct{}, 1)
+	}
+	dir := mustLookup(t, tree, "G/MISC.WAD")
+	var decoded []*Node
+	for _, c := range dir.Children {
+		if c.Kind == Decoded && c.staticErr == nil {
+			decoded = append(decoded, c)
+		}
+	}
+	if len(decoded) < 3 {
+		t.Fatalf("test setup: %d decoded files in MISC.WAD", len(decoded))
+	}
+	before := tree.scanned.Load()
+	decoded[0].Size()
+	// The background holds a slot of scanSem while it runs.
+	for {
+		tree.scanSem <- struct{}{}
+		if tree.scanned.Load()-before >= int64(len(decoded)) {
+			break
+		}
+		<-tree.scanSem
+		runtime.Gosched()
+	}
+	<-tree.scanSem
+	if got := tree.scanned.Load() - before; got != int64(len(decoded)) {
+		t.Errorf("%d scans for %d decoded files", got, len(decoded))
+	}
+	ref, _ := openDisc(t, d.Path, -1, Options{})
+	for _, c := range decoded {
+		if c.Size() != mustLookup(t, ref, c.Path()).Size() {
+			t.Errorf("%s: background size %d differs", c.Path(), c.Size())
+		}
+	}
+	if got := tree.scanned.Load() - before; got != int64(len(decoded)) {
+		t.Errorf("sizes asked after the background scan: %d scans for %d files", got, len(decoded))
 	}
 }
