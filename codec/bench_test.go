@@ -119,6 +119,42 @@ func BenchmarkNewIndex(b *testing.B) {
 	b.ReportMetric(100*float64(ix.MaxMemSize())/float64(ix.Size()), "index-%")
 }
 
+// BenchmarkNewIndexParallel: NewIndex (from a reader over the stream in
+// memory) and NewIndexParallel with 1 worker (that is NewIndex) and 2, on the
+// same corpus, in MB/s of output. index-% as BenchmarkNewIndex; taken-% is
+// the share of the chunks whose speculative index was taken.
+func BenchmarkNewIndexParallel(b *testing.B) {
+	raw, enc := benchCorpus(b)
+	run := func(name string, build func(*parStats) (*Index, error)) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			var ix *Index
+			var ps parStats
+			done := cpuMeter(b, int64(len(raw)))
+			for b.Loop() {
+				var err error
+				ps = parStats{}
+				if ix, err = build(&ps); err != nil {
+					b.Fatal(err)
+				}
+			}
+			done()
+			b.ReportMetric(100*float64(ix.MaxMemSize())/float64(ix.Size()), "index-%")
+			if ps.chunks > 0 {
+				b.ReportMetric(100*float64(ps.taken)/float64(ps.chunks), "taken-%")
+			}
+		})
+	}
+	run("NewIndex", func(*parStats) (*Index, error) {
+		return NewIndex(bytes.NewReader(enc), int64(len(enc)), Options{})
+	})
+	for _, w := range []int{1, 2} {
+		run(fmt.Sprintf("workers=%d", w), func(ps *parStats) (*Index, error) {
+			return newIndexParallel(enc, w, Options{}, ps)
+		})
+	}
+}
+
 // BenchmarkNewIndexFilled: NewIndex then FillSnapshots, what the index cost
 // before snapshots were lazy (one decode of the whole stream).
 func BenchmarkNewIndexFilled(b *testing.B) {

@@ -11,8 +11,9 @@ import (
 )
 
 // blockTarget is the output a decoded block holds at least (all but the
-// last block); blocks end at the first packet boundary past it. A variable
-// so tests can make many small blocks.
+// last block; for NewIndexParallel, all but the last block of each parallel
+// chunk); blocks end at the first packet boundary past it. A variable so
+// tests can make many small blocks.
 var blockTarget int64 = 64 << 10
 
 const (
@@ -33,13 +34,16 @@ type checkpoint struct {
 }
 
 // Index gives random access to one stream's output. A decoded block is the
-// output between two checkpoints (about 64 KiB); it is the cache's unit.
+// output between two checkpoints (at least 64 KiB for all but the last block;
+// from NewIndexParallel, all but the last block of each parallel chunk); it
+// is the cache's unit.
 //
 // The first checkpoint of each group of blocks has a snapshot of the output
 // before it, trimmed to what the group's matches actually reach back to (at
 // most 48 KiB), so any block decodes from its group's start without the
 // stream's beginning. Snapshots total at most 1/8 of the output (groups of 3
-// to 6 blocks). NewIndex learns only their lengths (a scan, no output); the
+// to 6 blocks), but for the last group of each parallel chunk, which may be
+// smaller. NewIndex learns only their lengths (a scan, no output); the
 // bytes are filled lazily, by any decode that passes a group's start with
 // the window at hand, or by a forward decode from the nearest group that has
 // its snapshot when a block is asked for cold (see DecodeBlock), or all at
@@ -69,79 +73,121 @@ func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{hdr: h, opt: opt}
-	sc := newScanner(opt)
-	sc.stopOut = blockTarget
-	var st Stats
+	b := indexBuilder{sc: newScanner(opt)}
+	b.start(checkpoint{in: HeaderSize})
 	cr := chunkReader{r: r, end: h.Size}
-	ix.cps = append(ix.cps, checkpoint{in: HeaderSize})
-	ix.groupFirst = append(ix.groupFirst, 0)
-	groupStart := int64(0) // output offset where the current group starts
-	closeGroup := func() {
-		// The group's matches reach back to min(minRef, groupStart).
-		ix.snapLen = append(ix.snapLen, int32(groupStart-min(sc.minRef, groupStart)))
-	}
-	off := int64(HeaderSize)
-	refill := true
-	for off < h.Size {
-		if refill {
-			in, full, err := cr.fill(off)
+	for off := int64(HeaderSize); off < h.Size; off = b.sc.inBase + int64(b.sc.pos) {
+		in, full, err := cr.fill(off)
+		if err != nil {
+			return nil, err
+		}
+		b.sc.inBase, b.sc.in, b.sc.full, b.sc.pos = off, in, full, 0
+		if err := b.scan(); err != errNeedInput {
 			if err != nil {
 				return nil, err
 			}
-			sc.inBase, sc.in, sc.full, sc.pos = off, in, full, 0
+			break
 		}
-		err := sc.run(&st)
-		off = sc.inBase + int64(sc.pos)
-		if err == errNeedInput {
-			refill = true
-			continue
-		}
+	}
+	b.finish(h.Size)
+	return b.index(h, opt), nil
+}
+
+// indexBuilder is NewIndex's loop, shared with NewIndexParallel: the
+// scanner, the checkpoints so far (the last one starts the open block) and
+// the groups (the last one open, its snapshot length not known yet).
+type indexBuilder struct {
+	sc         scanner
+	st         Stats
+	cps        []checkpoint
+	groupFirst []int32
+	snapLen    []int32 // of the closed groups
+	groupStart int64   // output offset where the open group starts
+}
+
+// start opens the first block and group at cp (the scanner's position and
+// output length).
+func (b *indexBuilder) start(cp checkpoint) {
+	b.cps = append(b.cps, cp)
+	b.openGroup()
+	b.sc.stopOut = cp.out + blockTarget
+}
+
+// openGroup starts a group at the last checkpoint.
+func (b *indexBuilder) openGroup() {
+	k := len(b.cps) - 1
+	b.groupFirst = append(b.groupFirst, int32(k))
+	b.groupStart = b.cps[k].out
+	// From maxWindow past the group's start no match reaches before it, so
+	// the scanner's fast loop, which does not track, may run from there.
+	b.sc.minRef = b.groupStart
+	b.sc.trackEnd = b.groupStart + maxWindow
+}
+
+// closeGroup records the open group's snapshot length: its matches reach
+// back to min(minRef, groupStart).
+func (b *indexBuilder) closeGroup() {
+	b.snapLen = append(b.snapLen, int32(b.groupStart-min(b.sc.minRef, b.groupStart)))
+}
+
+// scan runs the scanner over its buffer, starting a block at every stop,
+// until it needs more input (errNeedInput), the stream ends (nil) or a
+// rule breaks.
+func (b *indexBuilder) scan() error {
+	for {
+		err := b.sc.run(&b.st)
 		if err != errStop {
-			if err != nil {
-				return nil, err
-			}
-			break
+			return err
 		}
-		refill = false
-		if off >= h.Size {
-			break
-		}
-		k := len(ix.cps) // the block starting here
-		outOff := sc.olen
-		ix.cps = append(ix.cps, checkpoint{in: off, out: outOff, state: sc.state})
-		sc.stopOut = outOff + blockTarget
-		// Close the group once it has groupBlocks blocks and its snapshot is
-		// at most 1/8 of its output; maxGroupBlocks always satisfies that.
-		nb := k - int(ix.groupFirst[len(ix.groupFirst)-1])
-		snapLen := groupStart - min(sc.minRef, groupStart)
-		if nb >= groupBlocks && snapLen*8 <= outOff-groupStart || nb >= maxGroupBlocks {
-			closeGroup()
-			groupStart = outOff
-			sc.minRef = outOff
-			sc.trackEnd = outOff + maxWindow
-			ix.groupFirst = append(ix.groupFirst, int32(k))
-		}
+		// (errStop comes with a packet in the buffer: off is inside the stream.)
+		b.boundary(b.sc.inBase + int64(b.sc.pos))
 	}
-	total := sc.olen
-	if last := ix.cps[len(ix.cps)-1]; last.out == total && len(ix.cps) > 1 {
-		// The stream's tail produced no output: the last block ends at the
-		// stream's end instead of being empty.
-		ix.cps = ix.cps[:len(ix.cps)-1]
+}
+
+// boundary starts a block at the packet boundary off, where the open block
+// has reached blockTarget, and a group there when the open one is done.
+func (b *indexBuilder) boundary(off int64) {
+	k := len(b.cps) // the block starting here
+	outOff := b.sc.olen
+	b.cps = append(b.cps, checkpoint{in: off, out: outOff, state: b.sc.state})
+	b.sc.stopOut = outOff + blockTarget
+	// Close the group once it has groupBlocks blocks and its snapshot is
+	// at most 1/8 of its output; maxGroupBlocks always satisfies that.
+	nb := k - int(b.groupFirst[len(b.groupFirst)-1])
+	snapLen := b.groupStart - min(b.sc.minRef, b.groupStart)
+	if nb >= groupBlocks && snapLen*8 <= outOff-b.groupStart || nb >= maxGroupBlocks {
+		b.closeGroup()
+		b.openGroup()
 	}
-	ix.cps = append(ix.cps, checkpoint{in: h.Size, out: total})
+}
+
+// finish ends the open block at stream offset end with the output so far
+// and closes the open group.
+func (b *indexBuilder) finish(end int64) {
+	total := b.sc.olen
+	if last := b.cps[len(b.cps)-1]; last.out == total && len(b.cps) > 1 {
+		// The tail produced no output: the last block ends at the end
+		// instead of being empty.
+		b.cps = b.cps[:len(b.cps)-1]
+	}
+	b.cps = append(b.cps, checkpoint{in: end, out: total})
 	// The open group still needs its snapshot, unless it lost its only
 	// block to the trimming above.
-	if g := len(ix.groupFirst) - 1; g > 0 && int(ix.groupFirst[g]) >= len(ix.cps)-1 {
-		ix.groupFirst = ix.groupFirst[:g]
+	if g := len(b.groupFirst) - 1; g > 0 && int(b.groupFirst[g]) >= len(b.cps)-1 {
+		b.groupFirst = b.groupFirst[:g]
 	} else {
-		closeGroup()
+		b.closeGroup()
 	}
+}
+
+// index is the finished Index.
+func (b *indexBuilder) index(h Header, opt Options) *Index {
+	ix := &Index{hdr: h, opt: opt, cps: b.cps, groupFirst: b.groupFirst, snapLen: b.snapLen}
 	ix.snaps = make([]atomic.Pointer[[]byte], len(ix.groupFirst))
 	for _, n := range ix.snapLen {
 		ix.maxSnaps += int64(n)
 	}
-	return ix, nil
+	return ix
 }
 
 // groupOf is the group holding block i.

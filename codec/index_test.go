@@ -14,11 +14,19 @@ func checkIndex(t *testing.T, enc []byte, opt Options, ranges int, seed uint64) 
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	r := bytes.NewReader(enc)
-	ix, err := NewIndex(r, int64(len(enc)), opt)
+	ix, err := NewIndex(bytes.NewReader(enc), int64(len(enc)), opt)
 	if err != nil {
 		t.Fatalf("NewIndex: %v", err)
 	}
+	checkBlocks(t, ix, enc, full, ranges, seed, nil)
+}
+
+// checkBlocks is checkIndex of index ix of enc, whose decode is full. Every
+// block but the last holds at least blockTarget bytes, but those for which
+// short (when not nil) says so.
+func checkBlocks(t *testing.T, ix *Index, enc, full []byte, ranges int, seed uint64, short func(i int) bool) {
+	t.Helper()
+	r := bytes.NewReader(enc)
 	if ix.Size() != int64(len(full)) {
 		t.Fatalf("Size %d, decode %d", ix.Size(), len(full))
 	}
@@ -30,7 +38,7 @@ func checkIndex(t *testing.T, enc []byte, opt Options, ranges int, seed uint64) 
 			t.Fatalf("block %d at %d, want %d", i, off, sum)
 		}
 		sum += int64(n)
-		if i < ix.NumBlocks()-1 && int64(n) < blockTarget {
+		if i < ix.NumBlocks()-1 && int64(n) < blockTarget && (short == nil || !short(i)) {
 			t.Fatalf("block %d has %d bytes, below %d", i, n, blockTarget)
 		}
 		if ix.BlockAt(off) != i || ix.BlockAt(off+int64(n)-1) != i {
@@ -124,11 +132,11 @@ func TestIndexMemoryBound(t *testing.T) {
 	t.Logf("sample: %d blocks, %d groups, index %.1f%%", ix.NumBlocks(), len(ix.groupFirst), 100*float64(ix.MemSize())/float64(ix.Size()))
 }
 
-func TestIndexSmallBlocksVariedStreams(t *testing.T) {
-	old := blockTarget
-	defer func() { blockTarget = old }()
+// variedStreams are hand-built streams (far matches, markers, an LZO-style
+// first byte) and encoded ones.
+func variedStreams() map[string][]byte {
 	pk, _ := bigPrefix(0xC000)
-	streams := map[string][]byte{
+	return map[string][]byte{
 		"far matches and markers": stream(pk, b(0x19, 0x04, 0x00, 0x11, 0x04, 0x00, 0x10, 0xFF, 0x07, 0x00, "abc"),
 			b(0x12, 0, 0), make([]byte, 0x1000), b(0x10, 0xFF, 0x04, 0x00)),
 		"LZO first byte": stream(b(0x15, "abcd", 0x20, 0xFF, 0x00, 0x00, 0xE0, 0x00, 0x11, 0x00, 0x00, 0x00, 0xFF, rep("z", 273))),
@@ -136,6 +144,12 @@ func TestIndexSmallBlocksVariedStreams(t *testing.T) {
 		"sample best":    Encode(SampleData(78, 600000), EncodeOptions{Best: true}),
 		"runs":           Encode(bytes.Repeat([]byte("ab"), 300000), EncodeOptions{}),
 	}
+}
+
+func TestIndexSmallBlocksVariedStreams(t *testing.T) {
+	old := blockTarget
+	defer func() { blockTarget = old }()
+	streams := variedStreams()
 	tested := map[string]bool{}
 	for _, bt := range []int64{1, 100, 4096, 50000} {
 		blockTarget = bt

@@ -106,7 +106,8 @@ func AppendDecodeParallel(dst, src []byte, workers int, opt Options) ([]byte, er
 	return appendDecodeParallel(dst, src, workers, opt, nil)
 }
 
-// parStats counts what a parallel decode did (for tests and benchmarks).
+// parStats counts what a parallel decode did (for tests and benchmarks;
+// NewIndexParallel fills chunks, taken and redone).
 type parStats struct {
 	chunks   int // chunks of the stream
 	taken    int // stitched from the speculative decode
