@@ -115,3 +115,24 @@ func FuzzLoadIndex(f *testing.F) {
 		}
 	})
 }
+
+// A parallel-built index (short last blocks of each chunk, groups forced at
+// chunk starts) is kept and loaded like NewIndex's.
+func TestLoadIndexParallelBuilt(t *testing.T) {
+	setChunking(t, 0x2000, 2)
+	enc := Encode(SampleData(6, 2<<20), EncodeOptions{})
+	ix, err := NewIndexParallel(enc, 2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bytes.NewReader(enc)
+	lx, err := LoadIndex(r, int64(len(enc)), Options{}, ix.AppendBinary(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := Decode(enc, Options{})
+	p := make([]byte, len(full))
+	if n, err := lx.ReadAt(r, p, 0); n != len(full) || !bytes.Equal(p, full) {
+		t.Fatalf("loaded parallel index: %d bytes, %v", n, err)
+	}
+}

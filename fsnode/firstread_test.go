@@ -98,3 +98,28 @@ func TestFirstReadWhole(t *testing.T) {
 		t.Error("a file over a quarter of the cache was decoded whole")
 	}
 }
+
+// TestParallelScan: a long stream's size scan runs on every core (here
+// two, whatever the machine) and gives the size and bytes the sequential
+// scan gives.
+func TestParallelScan(t *testing.T) {
+	old := wholeWorkers
+	wholeWorkers = 2
+	t.Cleanup(func() { wholeWorkers = old })
+	const size = 4 << 20
+	d, err := testdisc.Write(t.TempDir(), testdisc.Options{SampleSize: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20})
+	n := mustLookup(t, tree, "G/MISC.WAD/frontend")
+	if n.streamLen() < parallelScanMin {
+		t.Fatalf("test setup: a stream of %d bytes", n.streamLen())
+	}
+	if n.Size() != size || tree.parallelScans.Load() < 1 {
+		t.Fatalf("size %d, %d parallel scans", n.Size(), tree.parallelScans.Load())
+	}
+	if got := readAll(t, n); !bytes.Equal(got, d.Sample) {
+		t.Fatal("a file scanned in parallel reads other bytes")
+	}
+}

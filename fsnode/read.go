@@ -170,8 +170,7 @@ func (n *Node) doScan() {
 		n.logFile(n.decErr)
 		return
 	}
-	n.tree.scanned.Add(1)
-	ix, err := codec.NewIndex(src, src.Size(), n.codecOptions())
+	ix, err := n.buildIndex(src)
 	if err == nil {
 		n.decSize = ix.Size()
 		n.tree.indexes.put(n, ix)
@@ -187,6 +186,28 @@ func (n *Node) doScan() {
 	}
 	n.decErr = n.streamErr(err)
 	n.logFile(n.decErr)
+}
+
+// parallelScanMin is the shortest stream whose size scan runs on every
+// core (codec.NewIndexParallel, which cuts the stream into 512 KiB chunks),
+// reading the stream into memory first; wholeMax bounds it too.
+const parallelScanMin = 1 << 20
+
+// buildIndex scans the stream for its index: on every core when it is
+// long enough and the process has more than one, else sequentially. Both
+// give the same size and the same error; a stream that cannot be read into
+// memory whole is scanned sequentially, which reports the read error.
+func (n *Node) buildIndex(src Reader) (*codec.Index, error) {
+	n.tree.scanned.Add(1)
+	inLen := src.Size()
+	if wholeWorkers > 1 && inLen >= parallelScanMin && inLen <= wholeMax {
+		buf := make([]byte, inLen) // bounded just above
+		if got, _ := src.ReadAt(buf, 0); int64(got) == inLen {
+			n.tree.parallelScans.Add(1)
+			return codec.NewIndexParallel(buf, wholeWorkers, n.codecOptions())
+		}
+	}
+	return codec.NewIndex(src, inLen, n.codecOptions())
 }
 
 // Open returns a reader for a file. A decoded file whose stream is corrupt
@@ -277,8 +298,7 @@ func (n *Node) index() (*codec.Index, error) {
 		n.tree.indexes.put(n, ix)
 		return ix, nil
 	}
-	n.tree.scanned.Add(1)
-	ix, err := codec.NewIndex(src, src.Size(), n.codecOptions())
+	ix, err := n.buildIndex(src)
 	if err != nil {
 		return nil, n.streamErr(err)
 	}
