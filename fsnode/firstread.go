@@ -56,7 +56,9 @@ var wholeWorkers = runtime.GOMAXPROCS(0)
 // a file reports everywhere else).
 func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 	n, c := dr.n, dr.cache
-	if c == nil || dr.ix.NumBlocks() < 2 || n.wholeIn.Load() == c {
+	if c == nil || c != n.tree.Cache || dr.ix.NumBlocks() < 2 || n.wholeIn.Load() == c {
+		// (Not during the build: it reads part tables and prefixes, a
+		// block or two of each file.)
 		return nil, false
 	}
 	size, inLen := dr.ix.Size(), n.streamLen()
