@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -155,45 +154,22 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 	// bound the memory to inflight × (chunk output + 2 windows + the
 	// second decode's prefix), plus the stitched chunks whose tails are
 	// still copying or within reach of the output's end (see trim).
-	inflight := 2 * workers
-	tokens := make(chan struct{}, inflight)
-	quit := make(chan struct{})
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, nChunks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case tokens <- struct{}{}:
-				case <-quit:
-					return
-				}
-				c := int(next.Add(1) - 1)
-				if c >= nChunks {
-					return // (the token stays: nothing waits for it)
-				}
-				j := &jobs[c]
-				if b, ok := chunkPool.Get().(*chunkBufs); ok {
-					j.out1, j.out2, j.runs = b.out1[:0], b.out2[:0], b.runs[:0]
-				}
-				var t0 time.Time
-				if ps.timed {
-					t0 = time.Now()
-				}
-				decodeChunk(j, src, h.Size, c, chunk, opt)
-				if ps.timed {
-					j.ns = int64(time.Since(t0))
-				}
-				close(j.done)
-			}
-		}()
-	}
-	defer func() {
-		close(quit)
-		wg.Wait()
-	}()
+	run := startChunks(nChunks, workers, 2*workers, func(c int) {
+		j := &jobs[c]
+		if b, ok := chunkPool.Get().(*chunkBufs); ok {
+			j.out1, j.out2, j.runs = b.out1[:0], b.out2[:0], b.runs[:0]
+		}
+		var t0 time.Time
+		if ps.timed {
+			t0 = time.Now()
+		}
+		decodeChunk(j, src, h.Size, c, chunk, opt)
+		if ps.timed {
+			j.ns = int64(time.Since(t0))
+		}
+		close(j.done)
+	})
+	defer run.stop()
 
 	// Stitch, in order.
 	base := len(dst)
@@ -244,7 +220,7 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 			ps.stNs += int64(time.Since(t0))
 			ps.chunkNs += j.ns
 		}
-		<-tokens
+		run.release()
 	}
 	st.settle()
 	return appendResult(dst, base, st.res), nil

@@ -3,8 +3,6 @@ package codec
 import (
 	"bytes"
 	"math"
-	"sync"
-	"sync/atomic"
 )
 
 // NewIndexParallel is NewIndex of the stream held in src (as ScanParallel
@@ -66,33 +64,11 @@ func newIndexParallel(src []byte, workers int, opt Options, ps *parStats) (*Inde
 	}
 	// A worker holds a token from taking a chunk until the in-order pass is
 	// done with it: at most 2 × workers chunks' results exist at once.
-	tokens := make(chan struct{}, 2*workers)
-	quit := make(chan struct{})
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, nChunks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case tokens <- struct{}{}:
-				case <-quit:
-					return
-				}
-				c := int(next.Add(1) - 1)
-				if c >= nChunks {
-					return
-				}
-				indexSpec(&jobs[c], src, c, chunk, opt)
-				close(jobs[c].done)
-			}
-		}()
-	}
-	defer func() {
-		close(quit)
-		wg.Wait()
-	}()
+	run := startChunks(nChunks, workers, 2*workers, func(c int) {
+		indexSpec(&jobs[c], src, c, chunk, opt)
+		close(jobs[c].done)
+	})
+	defer run.stop()
 
 	b := indexBuilder{sc: newScanner(opt)}
 	b.start(checkpoint{in: HeaderSize})
@@ -121,7 +97,7 @@ func newIndexParallel(src []byte, workers int, opt Options, ps *parStats) (*Inde
 			pos = b.sc.inBase + int64(b.sc.pos)
 		}
 		j.cps, j.groupFirst, j.snapLen = nil, nil, nil
-		<-tokens
+		run.release()
 	}
 	b.sc.in = nil
 	b.finish(h.Size)

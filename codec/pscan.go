@@ -3,8 +3,6 @@ package codec
 import (
 	"bytes"
 	"math"
-	"sync"
-	"sync/atomic"
 )
 
 // ScanParallel is Scan of the stream held in src (as Decode takes it: src
@@ -33,27 +31,12 @@ func ScanParallel(src []byte, workers int, opt Options) (Stats, error) {
 	for i := range jobs {
 		jobs[i].done = make(chan struct{})
 	}
-	var next atomic.Int64
-	var quit atomic.Bool
-	var wg sync.WaitGroup
-	for range min(workers, nChunks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !quit.Load() {
-				c := int(next.Add(1) - 1)
-				if c >= nChunks {
-					return
-				}
-				scanSpec(&jobs[c], src, c, chunk, opt)
-				close(jobs[c].done)
-			}
-		}()
-	}
-	defer func() {
-		quit.Store(true)
-		wg.Wait()
-	}()
+	// A chunk's result is a few counters: no bound on how many wait.
+	run := startChunks(nChunks, workers, nChunks, func(c int) {
+		scanSpec(&jobs[c], src, c, chunk, opt)
+		close(jobs[c].done)
+	})
+	defer run.stop()
 
 	st := Stats{Header: h}
 	var olen int64
