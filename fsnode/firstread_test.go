@@ -15,14 +15,21 @@ import (
 // block: one decode for the file, readers at once anywhere in it get
 // the sample's bytes, and a second read of any block is a hit. A cache of
 // less than four times the file reads it block by block.
-func TestFirstReadWhole(t *testing.T) {
-	const size = 4 << 20
+// sampleDisc writes a test disc whose G/MISC.WAD/frontend decodes to size
+// bytes of sample and returns it, a tree of it with opt and that file.
+func sampleDisc(t *testing.T, size int, opt Options) (*testdisc.Disc, *Tree, *Node) {
+	t.Helper()
 	d, err := testdisc.Write(t.TempDir(), testdisc.Options{SampleSize: size})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20})
-	n := mustLookup(t, tree, "G/MISC.WAD/frontend")
+	tree, _ := openDisc(t, d.Path, -1, opt)
+	return d, tree, mustLookup(t, tree, "G/MISC.WAD/frontend")
+}
+
+func TestFirstReadWhole(t *testing.T) {
+	const size = 4 << 20
+	d, tree, n := sampleDisc(t, size, Options{CacheSize: 64 << 20})
 	r, err := n.Open()
 	if err != nil {
 		t.Fatal(err)
@@ -107,12 +114,7 @@ func TestParallelScan(t *testing.T) {
 	wholeWorkers = 2
 	t.Cleanup(func() { wholeWorkers = old })
 	const size = 4 << 20
-	d, err := testdisc.Write(t.TempDir(), testdisc.Options{SampleSize: size})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20})
-	n := mustLookup(t, tree, "G/MISC.WAD/frontend")
+	d, tree, n := sampleDisc(t, size, Options{CacheSize: 64 << 20})
 	if n.streamLen() < parallelScanMin {
 		t.Fatalf("test setup: a stream of %d bytes", n.streamLen())
 	}

@@ -35,12 +35,7 @@ func noWholeDecode(t *testing.T) {
 func TestReadAhead(t *testing.T) {
 	noWholeDecode(t)
 	const size = 2 << 20
-	d, err := testdisc.Write(t.TempDir(), testdisc.Options{SampleSize: size})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20, ReadAhead: 2})
-	n := mustLookup(t, tree, "G/MISC.WAD/frontend")
+	d, tree, n := sampleDisc(t, size, Options{CacheSize: 64 << 20, ReadAhead: 2})
 	r, err := n.Open()
 	if err != nil {
 		t.Fatal(err)
