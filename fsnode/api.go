@@ -266,4 +266,6 @@ type Tree struct {
 	// directories sized in the background at once (prefetch.go).
 	ready   atomic.Bool
 	scanSem chan struct{}
+	// bigSem bounds the streams held in memory whole at once (firstread.go).
+	bigSem chan struct{}
 }

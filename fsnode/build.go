@@ -49,6 +49,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	if opt.ReadAhead > 0 {
 		t.raSem = make(chan struct{}, raWorkers)
 	}
+	t.bigSem = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
 	t.logImageProblems()
 	b := &builder{t: t, prefixes: map[*Node][]byte{}}
 	root := &Node{Kind: Dir, tree: t, entry: img.Root}

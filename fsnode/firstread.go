@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"bytes"
 	"runtime"
 
 	"gcfs/cache"
@@ -81,6 +82,10 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 		b, ok := c.Peek(cache.Key{File: dr.key, Block: i})
 		return b, ok
 	}
+	if !n.tree.takeBig() {
+		return nil, false // as many streams in memory as cores already
+	}
+	defer n.tree.releaseBig()
 	n.wholeIn.Store(c) // once per cache, whatever happens next
 	src := make([]byte, inLen)
 	if got, err := dr.src.ReadAt(src, 0); int64(got) != inLen {
@@ -92,10 +97,28 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 		return nil, false
 	}
 	n.tree.wholeDecodes.Add(1)
+	// Each block gets its own copy: a cached block must not keep the whole
+	// output alive after the others are evicted (the cache's bound counts
+	// blocks' bytes).
 	for j, blk := range blocks {
 		if j != i {
-			c.Put(cache.Key{File: dr.key, Block: j}, blk)
+			c.Put(cache.Key{File: dr.key, Block: j}, bytes.Clone(blk))
 		}
 	}
-	return blocks[i], true
+	return bytes.Clone(blocks[i]), true
 }
+
+// takeBig reserves one of the tree's slots for a stream held in memory
+// whole (a whole decode, a parallel scan): as many as the cores, so that
+// readers at once cannot make the server hold more than cores × 2 ×
+// wholeMax. False when none is free: the caller takes its streaming path.
+func (t *Tree) takeBig() bool {
+	select {
+	case t.bigSem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (t *Tree) releaseBig() { <-t.bigSem }

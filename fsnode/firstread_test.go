@@ -125,3 +125,25 @@ func TestParallelScan(t *testing.T) {
 		t.Fatal("a file scanned in parallel reads other bytes")
 	}
 }
+
+// TestWholeDecodeBounds: with the tree's slots for streams held whole all
+// taken, a first read and a long stream's size scan take their streaming
+// paths and read the same bytes.
+func TestWholeDecodeBounds(t *testing.T) {
+	const size = 4 << 20
+	d, tree, n := sampleDisc(t, size, Options{CacheSize: 64 << 20})
+	if got := readAll(t, n); !bytes.Equal(got, d.Sample) || tree.wholeDecodes.Load() != 1 {
+		t.Fatalf("test setup: %d whole decodes", tree.wholeDecodes.Load())
+	}
+
+	_, tree2, n2 := sampleDisc(t, size, Options{CacheSize: 64 << 20})
+	for range cap(tree2.bigSem) {
+		tree2.bigSem <- struct{}{}
+	}
+	if got := readAll(t, n2); !bytes.Equal(got, d.Sample) {
+		t.Fatal("with no slot free: other bytes")
+	}
+	if tree2.wholeDecodes.Load() != 0 || tree2.parallelScans.Load() != 0 {
+		t.Errorf("with no slot free: %d whole decodes, %d parallel scans", tree2.wholeDecodes.Load(), tree2.parallelScans.Load())
+	}
+}

@@ -200,8 +200,9 @@ const parallelScanMin = 1 << 20
 func (n *Node) buildIndex(src Reader) (*codec.Index, error) {
 	n.tree.scanned.Add(1)
 	inLen := src.Size()
-	if wholeWorkers > 1 && inLen >= parallelScanMin && inLen <= wholeMax {
-		buf := make([]byte, inLen) // bounded just above
+	if wholeWorkers > 1 && inLen >= parallelScanMin && inLen <= wholeMax && n.tree.takeBig() {
+		defer n.tree.releaseBig()
+		buf := make([]byte, inLen) // bounded just above, and by the tree's slots
 		if got, _ := src.ReadAt(buf, 0); int64(got) == inLen {
 			n.tree.parallelScans.Add(1)
 			return codec.NewIndexParallel(buf, wholeWorkers, n.codecOptions())
