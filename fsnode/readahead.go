@@ -32,8 +32,8 @@ func (dr *decodedReader) readAhead(i int) {
 // Prefetch starts decoding the file's first blocks in the background (the
 // mount calls it on open): the decode runs while the open's reply and the
 // first read request cross between kernel and server, and the read then
-// waits for it instead of starting it. A file decoded whole on its first
-// read (firstread.go) is decoded whole here.
+// waits for it instead of starting it. Where a first read decodes the
+// stream whole (firstread.go: from parallelWholeMin cores), so does this.
 func (dr *decodedReader) Prefetch() { dr.chain(0, dr.n.tree.opt.ReadAhead-1) }
 
 // Prefetch starts decoding the decoded blocks the range begins in.
