@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -731,7 +732,47 @@ func (s *sidecar) save() error {
 	s.mu.Lock()
 	s.dirty -= dirty
 	s.mu.Unlock()
+	pruneSidecars(s.dir, s.file, maxSidecars)
 	return nil
+}
+
+// maxSidecars is how many sidecars the cache directory keeps: one per image
+// (and version of it) read lately; older ones are removed as a new one is
+// saved, so the directory does not grow with every image ever mounted.
+const maxSidecars = 32
+
+// pruneSidecars removes the least recently written sidecars of dir past the
+// newest keep (never keep's own file, nor anything but *.idx regular
+// files). Errors are ignored: it is housekeeping.
+func pruneSidecars(dir, current string, keep int) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	type side struct {
+		path string
+		mod  time.Time
+	}
+	var all []side
+	for _, e := range ents {
+		if !e.Type().IsRegular() || filepath.Ext(e.Name()) != ".idx" || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if p == current {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			all = append(all, side{p, fi.ModTime()})
+		}
+	}
+	if len(all) < keep {
+		return
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].mod.After(all[j].mod) })
+	for _, sd := range all[keep-1:] {
+		_ = os.Remove(sd.path)
+	}
 }
 
 // SaveIndex writes the tree's persisted index (sizes, errors and the

@@ -490,3 +490,39 @@ func TestSidecarIndexKept(t *testing.T) {
 		t.Error("the index scanned again is not kept in place of the refused one")
 	}
 }
+
+// TestPruneSidecars: past the newest keep (the current one among them),
+// the oldest sidecars go; other files, and the current sidecar however
+// old, stay.
+func TestPruneSidecars(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	var paths []string
+	for i := range 6 {
+		p := filepath.Join(dir, fmt.Sprintf("%02d.idx", i))
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// 00.idx is the oldest.
+		if err := os.Chtimes(p, now, now.Add(time.Duration(i-10)*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	other := filepath.Join(dir, "notes.txt")
+	os.WriteFile(other, []byte("x"), 0o600)
+	tmp := filepath.Join(dir, ".tmp-1.idx")
+	os.WriteFile(tmp, []byte("x"), 0o600)
+	pruneSidecars(dir, paths[0], 3) // keep the current (the oldest) and the 2 newest
+	for i, p := range paths {
+		_, err := os.Stat(p)
+		if kept := err == nil; kept != (i == 0 || i >= 4) {
+			t.Errorf("%s: kept %v", filepath.Base(p), kept)
+		}
+	}
+	for _, p := range []string{other, tmp} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed", filepath.Base(p))
+		}
+	}
+}
