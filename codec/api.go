@@ -10,6 +10,7 @@ package codec
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // HeaderSize is the length of a stream's header: "WAD", u32 LE compressed size
@@ -55,6 +56,14 @@ type Options struct {
 	Strict bool
 	// MaxOutput bounds the decoded size; 0 means no limit. Past it: RuleOutputLimit.
 	MaxOutput int64
+}
+
+// outputLimit is MaxOutput, with no limit as the largest offset.
+func (o Options) outputLimit() int64 {
+	if o.MaxOutput <= 0 {
+		return math.MaxInt64
+	}
+	return o.MaxOutput
 }
 
 // Header is a stream's parsed header.

@@ -5,6 +5,17 @@ import (
 	"sync/atomic"
 )
 
+// parallelChunks is the input length of one parallel chunk (whole sync
+// blocks) and how many chunks the packet data of a stream with header h
+// makes (none for a header that failed to parse).
+func parallelChunks(h Header) (chunk int64, n int) {
+	chunk = syncBlock * chunkBlocks
+	if h.Size <= HeaderSize {
+		return chunk, 0
+	}
+	return chunk, int((h.Size - HeaderSize + chunk - 1) / chunk)
+}
+
 // chunkRun is the worker pool of the parallel paths (DecodeParallel,
 // ScanParallel, NewIndexParallel): up to workers goroutines take chunks
 // 0, 1, 2, … in order and run work on each; the caller's in-order pass

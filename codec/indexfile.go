@@ -86,10 +86,7 @@ func LoadIndex(r io.ReaderAt, size int64, opt Options, data []byte) (*Index, err
 	if ncps < 2 || ncps > uint64(len(data)-off)/3 {
 		return nil, bad(off, "checkpoint count %d does not fit the data", ncps)
 	}
-	maxOut := opt.MaxOutput
-	if maxOut <= 0 {
-		maxOut = 1 << 62
-	}
+	maxOut := opt.outputLimit()
 	maxBlock := uint64(blockTarget) + outSlack
 	ix := &Index{hdr: h, opt: opt, cps: make([]checkpoint, ncps)}
 	prev := checkpoint{in: HeaderSize}

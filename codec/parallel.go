@@ -134,16 +134,12 @@ func appendDecodeParallel(dst, src []byte, workers int, opt Options, ps *parStat
 	if err != nil {
 		return dst, err
 	}
-	chunk := syncBlock * chunkBlocks
-	nChunks := int((h.Size - HeaderSize + chunk - 1) / chunk)
+	chunk, nChunks := parallelChunks(h)
 	if nChunks <= 1 || workers < 1 {
 		return AppendDecode(dst, src, opt)
 	}
 	src = src[:h.Size]
-	maxOut := opt.MaxOutput
-	if maxOut <= 0 {
-		maxOut = math.MaxInt64
-	}
+	maxOut := opt.outputLimit()
 
 	ps.chunks = nChunks
 	jobs := make([]chunkJob, nChunks)

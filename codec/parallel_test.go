@@ -14,6 +14,16 @@ func setChunking(t testing.TB, block, blocks int64) {
 	t.Cleanup(func() { syncBlock, chunkBlocks = oldS, oldC })
 }
 
+// fuzzChunking sets the parallel fuzz targets' chunking: blk 0, the real
+// 0x2000-byte sync blocks, one a chunk; else blocks of blk bytes.
+func fuzzChunking(t testing.TB, blk uint8) {
+	block := int64(0x2000)
+	if blk != 0 {
+		block = int64(blk)
+	}
+	setChunking(t, block, 1)
+}
+
 // parallelAgree fails unless DecodeParallel with each worker count gives
 // Decode's bytes and error, and returns the statistics of the last run.
 func parallelAgree(t *testing.T, s []byte, opt Options, workers ...int) parStats {
@@ -137,12 +147,7 @@ func addParallelSeeds(f *testing.F) {
 func FuzzDecodeParallel(f *testing.F) {
 	addParallelSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte, flags, blk uint8) {
-		// blk 0: the real 0x2000 blocks, one a chunk; else tiny blocks.
-		block := int64(0x2000)
-		if blk != 0 {
-			block = int64(blk)
-		}
-		setChunking(t, block, 1)
+		fuzzChunking(t, blk)
 		s := fuzzStream(body, flags&1 != 0)
 		parallelAgree(t, s, fuzzOptions(flags), 1, 3)
 	})
@@ -194,11 +199,7 @@ func TestScanParallel(t *testing.T) {
 func FuzzScanParallel(f *testing.F) {
 	addParallelSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte, flags, blk uint8) {
-		block := int64(0x2000)
-		if blk != 0 {
-			block = int64(blk)
-		}
-		setChunking(t, block, 1)
+		fuzzChunking(t, blk)
 		scanAgree(t, fuzzStream(body, flags&1 != 0), fuzzOptions(flags), 2, 3)
 	})
 }

@@ -44,19 +44,15 @@ type indexJob struct {
 
 func newIndexParallel(src []byte, workers int, opt Options, ps *parStats) (*Index, error) {
 	h, err := parseHeaderIn(src, int64(len(src)))
-	chunk := syncBlock * chunkBlocks
-	if err != nil || workers < 2 || (h.Size-HeaderSize+chunk-1)/chunk <= 1 {
+	chunk, nChunks := parallelChunks(h)
+	if err != nil || workers < 2 || nChunks <= 1 {
 		return NewIndex(bytes.NewReader(src), int64(len(src)), opt)
 	}
 	if ps == nil {
 		ps = new(parStats)
 	}
 	src = src[:h.Size]
-	nChunks := int((h.Size - HeaderSize + chunk - 1) / chunk)
-	maxOut := opt.MaxOutput
-	if maxOut <= 0 {
-		maxOut = math.MaxInt64
-	}
+	maxOut := opt.outputLimit()
 	ps.chunks = nChunks
 	jobs := make([]indexJob, nChunks)
 	for i := range jobs {

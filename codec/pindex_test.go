@@ -329,12 +329,7 @@ func TestNewIndexParallelCorrupt(t *testing.T) {
 func FuzzNewIndexParallel(f *testing.F) {
 	addParallelSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte, flags, blk uint8) {
-		// blk 0: the real 0x2000 blocks, one a chunk; else tiny blocks.
-		block := int64(0x2000)
-		if blk != 0 {
-			block = int64(blk)
-		}
-		setChunking(t, block, 1)
+		fuzzChunking(t, blk)
 		setBlockTarget(t, 1+int64(blk)*5)
 		s := fuzzStream(body, flags&1 != 0)
 		opt := fuzzOptions(flags)

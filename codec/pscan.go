@@ -17,16 +17,12 @@ import (
 func ScanParallel(src []byte, workers int, opt Options) (Stats, error) {
 	r := bytes.NewReader(src)
 	h, err := readHeader(r, int64(len(src)))
-	chunk := syncBlock * chunkBlocks
-	if err != nil || workers < 2 || (h.Size-HeaderSize+chunk-1)/chunk <= 1 {
+	chunk, nChunks := parallelChunks(h)
+	if err != nil || workers < 2 || nChunks <= 1 {
 		return Scan(r, int64(len(src)), opt)
 	}
 	src = src[:h.Size]
-	nChunks := int((h.Size - HeaderSize + chunk - 1) / chunk)
-	maxOut := opt.MaxOutput
-	if maxOut <= 0 {
-		maxOut = math.MaxInt64
-	}
+	maxOut := opt.outputLimit()
 	jobs := make([]scanJob, nChunks)
 	for i := range jobs {
 		jobs[i].done = make(chan struct{})

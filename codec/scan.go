@@ -129,12 +129,8 @@ type scanner struct {
 var errStop = errors.New("codec: stop")
 
 func newScanner(opt Options) scanner {
-	sc := scanner{align: clampAlign(opt.Align), strict: opt.Strict, maxOut: opt.MaxOutput, first: true,
+	return scanner{align: clampAlign(opt.Align), strict: opt.Strict, maxOut: opt.outputLimit(), first: true,
 		stopOut: math.MaxInt64, minRef: math.MaxInt64}
-	if sc.maxOut <= 0 {
-		sc.maxOut = math.MaxInt64
-	}
-	return sc
 }
 
 func (s *scanner) run(st *Stats) error {
