@@ -38,8 +38,7 @@ const parallelWholeMin = 4
 // decode: in a mount (the tree's cache, read-ahead on) with fewer than
 // parallelWholeMin cores.
 func (dr *decodedReader) streams() bool {
-	t := dr.n.tree
-	return t.opt.ReadAhead > 0 && dr.cache == t.Cache && t.raSem != nil && wholeWorkers < parallelWholeMin
+	return dr.readsAhead() && wholeWorkers < parallelWholeMin
 }
 
 // wholeMax bounds the output (and the stream) a whole decode holds at once.

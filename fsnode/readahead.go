@@ -44,12 +44,19 @@ func (sr *sliceReader) Prefetch() {
 	}
 }
 
+// readsAhead reports whether the file's reads start read-ahead chains: in
+// a tree with read-ahead on (a mount), through the tree's own cache.
+func (dr *decodedReader) readsAhead() bool {
+	t := dr.n.tree
+	return t.opt.ReadAhead > 0 && dr.cache != nil && dr.cache == t.Cache && t.raSem != nil
+}
+
 // chain decodes blocks first..last (clipped to the file) in the background,
 // in order, unless they are all cached, the file has a chain running, the
 // tree's chains are all busy or the cache is too small for read-ahead.
 func (dr *decodedReader) chain(first, last int) {
 	t := dr.n.tree
-	if t.opt.ReadAhead <= 0 || dr.cache == nil || dr.cache != t.Cache || t.raSem == nil {
+	if !dr.readsAhead() {
 		return
 	}
 	last = min(last, dr.ix.NumBlocks()-1)
