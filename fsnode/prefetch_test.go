@@ -3,6 +3,7 @@ package fsnode
 import (
 	"runtime"
 	"testing"
+	"time"
 )
 
 // TestStreamSpans: the prefetch ranges of a directory cover every decoded
@@ -88,12 +89,16 @@ func TestScanSiblings(t *testing.T) {
 	before := tree.scanned.Load()
 	decoded[0].Size()
 	// The background holds a slot of scanSem while it runs.
+	deadline := time.Now().Add(time.Minute)
 	for {
 		tree.scanSem <- struct{}{}
 		if tree.scanned.Load()-before >= int64(len(decoded)) {
 			break
 		}
 		<-tree.scanSem
+		if time.Now().After(deadline) {
+			t.Fatalf("after a minute, %d of %d decoded files scanned", tree.scanned.Load()-before, len(decoded))
+		}
 		runtime.Gosched()
 	}
 	<-tree.scanSem
