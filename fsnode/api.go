@@ -116,6 +116,7 @@ type Node struct {
 	wholeMu     sync.Mutex                  // one whole-stream decode at a time (firstread.go)
 	wholeIn     atomic.Pointer[cache.Cache] // the cache a whole-stream decode filled
 	bkey        atomic.Uint64               // buildKey, once given
+	seq         int                         // index in the tree's order of decoded files (fileahead.go); -1 if none
 
 	// Directories: the streams of their decoded files were prefetched.
 	prefetchOnce sync.Once
@@ -268,4 +269,5 @@ type Tree struct {
 	scanSem chan struct{}
 	// bigSem bounds the streams held in memory whole at once (firstread.go).
 	bigSem chan struct{}
+	ahead  fileAhead // read-ahead across files (fileahead.go)
 }

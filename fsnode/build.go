@@ -78,6 +78,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	b.views()
 	b.finish(root)
 	t.assignInos()
+	t.orderFiles()
 	t.buildCache = nil
 	if spare := runtime.GOMAXPROCS(0) - 1; spare > 0 {
 		t.scanSem = make(chan struct{}, spare)

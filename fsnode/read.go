@@ -363,6 +363,12 @@ func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
 	if off < 0 {
 		return fmt.Errorf("%s: negative offset %d", dr.n.path, off)
 	}
+	first, last := -1, -1
+	defer func() {
+		if last >= 0 {
+			dr.readAhead(first, last) // after a read that got bytes
+		}
+	}()
 	for n > 0 {
 		if off >= size {
 			return io.EOF
@@ -378,6 +384,10 @@ func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
 		if len(b) != bn || off < boff || off-boff >= int64(len(b)) {
 			return dr.n.streamErr(fmt.Errorf("decoded block %d has %d bytes at output offset %d, index says %d at %d (read at %d)", i, len(b), boff, bn, boff, off))
 		}
+		if first < 0 {
+			first = i
+		}
+		last = i
 		b = b[off-boff:]
 		if len(b) > n {
 			b = b[:n]
@@ -385,9 +395,6 @@ func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
 		fn(b)
 		n -= len(b)
 		off += int64(len(b))
-		if n <= 0 {
-			dr.readAhead(i)
-		}
 	}
 	return nil
 }

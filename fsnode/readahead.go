@@ -23,10 +23,17 @@ import (
 // cache would evict what it reads ahead).
 const raMinCacheBlocks = 16
 
-// readAhead starts decoding the blocks after block i, when there are any
-// not yet cached and the file has no chain running.
-func (dr *decodedReader) readAhead(i int) {
-	dr.chain(i+1, i+dr.n.tree.opt.ReadAhead)
+// readAhead follows a read of blocks first..last: it starts decoding the
+// blocks after last, when there are any not yet cached and the file has no
+// chain running, and asks for the files after this one (fileahead.go) when
+// the read is at the file's start (a reader that reads it whole, likely)
+// or the chain reaches its end.
+func (dr *decodedReader) readAhead(first, last int) {
+	ahead := last + dr.n.tree.opt.ReadAhead
+	dr.chain(last+1, ahead)
+	if first == 0 || ahead >= dr.ix.NumBlocks()-1 {
+		dr.readAheadFiles()
+	}
 }
 
 // Prefetch starts decoding the file's first blocks in the background (the

@@ -1,0 +1,139 @@
+package fsnode
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"gcfs/cache"
+)
+
+// Read-ahead across files (issue 11, "through the mount"). A reader that
+// reads a decoded file whole is likely to open the next one next: cp -r,
+// tar, rsync, find | xargs cat and a script walking a level visit files in
+// readdir order, depth first, which is the tree's order. Each file costs
+// the reader a lookup, an open and a read, round trips between kernel and
+// server during which nothing would decode, and then the file's scan and
+// decode, during which nothing would cross to the kernel. So when a
+// decoded file is read from its start, and again when its read-ahead chain
+// reaches its end, the tree's one file-ahead worker sizes the decoded
+// files after it in tree order and decodes their first blocks into the
+// cache, on a core the reader is not using, up to fileAheadBytes of output
+// and fileAheadFiles files ahead (never more than an eighth of the cache,
+// so that what it decodes stays until it is read). The next file's lookup,
+// open and reads then find its index and its blocks ready. A newer request
+// replaces an older one: the worker follows the last file read, and stops
+// where it was once the reader goes elsewhere. Scans and decodes merge
+// with the foreground's (a node's scan runs once; the cache merges
+// concurrent misses), so nothing is done twice, and what is done ahead for
+// a reader that does not come costs a spare core's time, within the bounds.
+
+// Bounds of the work done ahead of the reader.
+const (
+	fileAheadBytes = 8 << 20
+	fileAheadFiles = 64
+)
+
+// fileAhead is the tree's worker state.
+type fileAhead struct {
+	order []*Node // the decoded files in tree order; Node.seq indexes it
+
+	mu      sync.Mutex
+	from    int  // the next request: the first file to prepare
+	running bool // the worker goroutine runs
+	gen     atomic.Uint64
+	done    uint64 // the last request the worker took
+	// files counts the files the worker prepared (sized and began decoding),
+	// for tests.
+	files atomic.Int64
+}
+
+// orderFiles numbers the decoded files in tree order for the worker (after
+// the build: the tree no longer changes).
+func (t *Tree) orderFiles() {
+	_ = t.Walk(func(n *Node) error {
+		n.seq = -1
+		if n.Kind == Decoded && n.staticErr == nil {
+			n.seq = len(t.ahead.order)
+			t.ahead.order = append(t.ahead.order, n)
+		}
+		return nil
+	})
+}
+
+// readAheadFiles asks the worker to prepare the files after n, when the
+// tree reads ahead (a mount) and n is one of its decoded files.
+func (dr *decodedReader) readAheadFiles() {
+	n, t := dr.n, dr.n.tree
+	if !dr.readsAhead() || !t.ready.Load() || n.seq < 0 || n.seq+1 >= len(t.ahead.order) {
+		return
+	}
+	if t.Cache.MaxBytes()/8 < 1<<20 {
+		return // too small a cache to keep anything decoded ahead
+	}
+	a := &t.ahead
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.from = n.seq + 1
+	a.gen.Add(1)
+	if !a.running {
+		a.running = true
+		go t.runFileAhead()
+	}
+}
+
+// runFileAhead serves requests until none is new.
+func (t *Tree) runFileAhead() {
+	a := &t.ahead
+	for {
+		a.mu.Lock()
+		gen := a.gen.Load()
+		if gen == a.done {
+			a.running = false
+			a.mu.Unlock()
+			return
+		}
+		a.done = gen
+		from := a.from
+		a.mu.Unlock()
+		t.prepareFiles(from, gen)
+	}
+}
+
+// prepareFiles sizes the decoded files from order[from] on and decodes
+// their blocks into the cache, within the bounds, until a newer request
+// (generation) arrives.
+func (t *Tree) prepareFiles(from int, gen uint64) {
+	a := &t.ahead
+	budget := min(int64(fileAheadBytes), t.Cache.MaxBytes()/8)
+	for k := from; k < len(a.order) && k < from+fileAheadFiles && budget > 0; k++ {
+		if a.gen.Load() != gen {
+			return
+		}
+		n := a.order[k]
+		if n.Size(); n.decErr != nil {
+			continue // its reader reports it
+		}
+		r, err := n.openDecoded()
+		if err != nil {
+			continue
+		}
+		dr, ok := r.(*decodedReader)
+		if !ok || dr.cache != t.Cache {
+			continue
+		}
+		a.files.Add(1)
+		for j := 0; j < dr.ix.NumBlocks() && budget > 0; j++ {
+			_, bn := dr.ix.Block(j)
+			budget -= int64(bn)
+			if _, ok := dr.cache.Peek(cache.Key{File: dr.key, Block: j}); ok {
+				continue
+			}
+			if a.gen.Load() != gen {
+				return
+			}
+			if _, err := dr.block(j); err != nil {
+				break // the reader reports it
+			}
+		}
+	}
+}

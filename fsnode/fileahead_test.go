@@ -1,0 +1,158 @@
+package fsnode
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"testing"
+	"time"
+
+	"gcfs/cache"
+)
+
+// waitFileAhead waits for the tree's file-ahead worker to stop (a minute
+// at most).
+func waitFileAhead(t *testing.T, tree *Tree) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		tree.ahead.mu.Lock()
+		running := tree.ahead.running
+		tree.ahead.mu.Unlock()
+		if !running {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the file-ahead worker still runs after a minute")
+		}
+		runtime.Gosched()
+	}
+}
+
+// cachedBytes is how many bytes of n's decoded blocks the tree's cache
+// holds, and whether it holds its first block.
+func cachedBytes(t *testing.T, tree *Tree, n *Node) (int64, bool) {
+	t.Helper()
+	n.Size() // (openDecoded wants the size step done)
+	r, err := n.openDecoded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr := r.(*decodedReader)
+	var total int64
+	var first bool
+	for j := 0; j < dr.ix.NumBlocks(); j++ {
+		if b, ok := tree.Cache.Peek(cache.Key{File: dr.key, Block: j}); ok {
+			total += int64(len(b))
+			first = first || j == 0
+		}
+	}
+	return total, first
+}
+
+// TestFileAhead: reading a decoded file from its start in a tree that
+// reads ahead (a mount's options) leaves the decoded file after it, in
+// tree order, sized and decoded in the cache; reading it then decodes
+// nothing more and gives the reference bytes. Without read-ahead (the
+// CLI's and the model's options) nothing is done ahead.
+func TestFileAhead(t *testing.T) {
+	d := writeDisc(t)
+	ref, _ := openDisc(t, d.Path, -1, Options{})
+	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20, ReadAhead: 2})
+	order := tree.ahead.order
+	if len(order) < 3 {
+		t.Fatalf("test setup: %d decoded files", len(order))
+	}
+	var prev *Node
+	_ = tree.Walk(func(n *Node) error {
+		if n.Kind == Decoded && n.staticErr == nil {
+			if n.seq < 0 || n.seq >= len(order) || order[n.seq] != n {
+				t.Fatalf("%s: not in the order (seq %d)", n.Path(), n.seq)
+			}
+			if prev != nil && n.seq != prev.seq+1 {
+				t.Errorf("%s follows %s in the tree, has seq %d after %d", n.Path(), prev.Path(), n.seq, prev.seq)
+			}
+			prev = n
+		} else if n.seq != -1 {
+			t.Errorf("%s (kind %v): seq %d", n.Path(), n.Kind, n.seq)
+		}
+		return nil
+	})
+
+	from, next := order[1], order[2]
+	if from.Err() != nil || next.Err() != nil {
+		t.Fatalf("test setup: %v, %v", from.Err(), next.Err())
+	}
+	r, err := from.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadAt(make([]byte, 100), 0); err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+	waitFileAhead(t, tree)
+	waitReadAhead(from)
+	if got, hasFirst := cachedBytes(t, tree, next); !hasFirst || got != next.Size() {
+		t.Fatalf("%s: %d of %d bytes decoded ahead (first block: %v)", next.Path(), got, next.Size(), hasFirst)
+	}
+	misses := tree.Cache.Stats().Misses
+	if got, want := readAll(t, next), readAll(t, mustLookup(t, ref, next.Path())); !bytes.Equal(got, want) {
+		t.Errorf("%s: %d bytes differ from the reference's %d", next.Path(), len(got), len(want))
+	}
+	waitFileAhead(t, tree)
+	if st := tree.Cache.Stats(); st.Misses != misses {
+		t.Errorf("%d blocks decoded by the read of a file decoded ahead", st.Misses-misses)
+	}
+
+	plain, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20})
+	pn := mustLookup(t, plain, from.Path())
+	readAll(t, pn)
+	waitFileAhead(t, plain)
+	if n := plain.ahead.files.Load(); n != 0 {
+		t.Errorf("without read-ahead, %d files prepared ahead", n)
+	}
+	if got, _ := cachedBytes(t, plain, mustLookup(t, plain, next.Path())); got != 0 {
+		t.Errorf("without read-ahead, %s has %d bytes cached", next.Path(), got)
+	}
+}
+
+// TestFileAheadBounds: what is decoded ahead stays within an eighth of the
+// cache (and fileAheadBytes), give or take the block that crosses it.
+func TestFileAheadBounds(t *testing.T) {
+	const cacheSize = 8 << 20
+	_, tree, n := sampleDisc(t, 4<<20, Options{CacheSize: cacheSize, ReadAhead: 2})
+	budget := min(int64(fileAheadBytes), cacheSize/8)
+	if n.Size() < 2*budget {
+		t.Fatalf("test setup: %s has %d bytes", n.Path(), n.Size())
+	}
+	tree.prepareFiles(n.seq, tree.ahead.gen.Load())
+	got, _ := cachedBytes(t, tree, n)
+	if got < budget || got > budget+256<<10 {
+		t.Errorf("%d bytes decoded ahead, bound %d", got, budget)
+	}
+}
+
+// TestFileAheadNewerRequest: a request the worker has been given a newer
+// one than stops before its next file; the current one passes over a
+// corrupt file (which still fails its open) and prepares the others.
+func TestFileAheadNewerRequest(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20, ReadAhead: 2})
+	gen := tree.ahead.gen.Add(1)
+	tree.ahead.gen.Add(1)
+	tree.prepareFiles(0, gen)
+	if n := tree.ahead.files.Load(); n != 0 {
+		t.Errorf("a superseded request prepared %d files", n)
+	}
+	order := tree.ahead.order
+	if order[0].Err() == nil {
+		t.Fatalf("test setup: %s is not corrupt", order[0].Path())
+	}
+	tree.prepareFiles(0, tree.ahead.gen.Load())
+	if n := tree.ahead.files.Load(); n != int64(len(order)-1) {
+		t.Errorf("the current request prepared %d files of %d", n, len(order)-1)
+	}
+	if _, err := order[0].Open(); err == nil {
+		t.Errorf("%s: opens after the worker passed it", order[0].Path())
+	}
+}
