@@ -350,3 +350,56 @@ func BenchmarkScanParallel(b *testing.B) {
 	}
 	done()
 }
+
+// The small-stream corpus: 32 MiB of SampleData cut into streams of 24 KiB
+// (the median decoded file of the retail layout), each encoded alone:
+// every byte lies in a stream's first 48 KiB, where the scanner checks
+// distances and the index tracks how far matches reach back.
+var (
+	smallOnce sync.Once
+	smallEnc  [][]byte
+	smallRaw  int64
+)
+
+func smallCorpus(b *testing.B) ([][]byte, int64) {
+	raw, _ := benchCorpus(b)
+	smallOnce.Do(func() {
+		for off := 0; off < len(raw); off += 24 << 10 {
+			p := raw[off:min(off+24<<10, len(raw))]
+			smallEnc = append(smallEnc, Encode(p, EncodeOptions{Tag: "small"}))
+			smallRaw += int64(len(p))
+		}
+	})
+	return smallEnc, smallRaw
+}
+
+// BenchmarkSmallStreams: NewIndex and Decode of every stream of the
+// small-stream corpus, in MB/s of output.
+func BenchmarkSmallStreams(b *testing.B) {
+	encs, total := smallCorpus(b)
+	b.Run("NewIndex", func(b *testing.B) {
+		b.SetBytes(total)
+		done := cpuMeter(b, total)
+		for b.Loop() {
+			for _, e := range encs {
+				if _, err := NewIndex(bytes.NewReader(e), int64(len(e)), Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		done()
+	})
+	b.Run("Decode", func(b *testing.B) {
+		buf := make([]byte, 0, 64<<10)
+		b.SetBytes(total)
+		done := cpuMeter(b, total)
+		for b.Loop() {
+			for _, e := range encs {
+				if _, err := AppendDecode(buf[:0], e, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		done()
+	})
+}

@@ -125,6 +125,10 @@ type scanner struct {
 	trackEnd int64
 }
 
+// scanCheckedOnly makes the scanner take its checked path for every packet
+// (tests compare the fast loops with it).
+var scanCheckedOnly bool
+
 // errStop is returned by scanner.run at a stopOut boundary.
 var errStop = errors.New("codec: stop")
 
@@ -174,9 +178,15 @@ func (s *scanner) run(st *Stats) error {
 	// end: they need no check but the state they leave. A table gives each
 	// flag's header size, base length and where its little-literal count is.
 	for pos < len(in) {
-		if pos <= fastEnd && olen >= fastFrom && olen <= maxFast {
+		if pos <= fastEnd && olen <= maxFast && !scanCheckedOnly {
 			var ns, nm int
-			pos, olen, state, ns, nm = scanFast(in, pos, olen, state, fastEnd, maxFast)
+			if olen >= fastFrom {
+				pos, olen, state, ns, nm = scanFast(in, pos, olen, state, fastEnd, maxFast)
+			} else {
+				// Where a match may reach before the output's start or a
+				// group's start: the same loop, checking and tracking.
+				pos, olen, state, minRef, ns, nm = scanFastTrack(in, pos, olen, state, fastEnd, min(maxFast, fastFrom-1), minRef)
+			}
 			nShort += ns
 			nMatch += nm
 		}
@@ -371,6 +381,50 @@ func scanFast(in []byte, pos int, olen int64, state uint8, fastEnd int, hi int64
 		state = uint8((lit+3)>>2) * stLittle
 	}
 	return pos, olen, state, nShort, nMatch
+}
+
+// scanFastTrack is scanFast for the output's first maxWindow bytes and
+// the tracked start of an index group (see scanner.trackEnd): it also
+// checks each match's distance against the output so far, leaving a match
+// that reaches before the output's start to the checked path (which
+// reports it), and lowers minRef to each match's source. It runs while
+// olen <= hi.
+func scanFastTrack(in []byte, pos int, olen int64, state uint8, fastEnd int, hi, minRef int64) (int, int64, uint8, int64, int, int) {
+	var nShort, nMatch int
+	for pos <= fastEnd && olen <= hi {
+		w := ld64(in, pos) // pos <= fastEnd: 8 bytes inside in
+		if f := byte(w); f >= 0x40 {
+			src := olen - int64(int(byte(w>>8))<<3+int(f>>2&7)+1)
+			if src < 0 {
+				break
+			}
+			minRef = min(minRef, src)
+			l := int(f & 3)
+			pos += 2 + l
+			olen += int64(int(f>>5) + 1 + l)
+			nShort++
+			state = uint8((l+3)>>2) * stLittle
+			continue
+		}
+		e := scanTable[byte(w)]
+		if e.adv == 0 {
+			break
+		}
+		// The distance is in the two bytes after the length: the one whose
+		// low bits count the little literals, and the next.
+		d := w >> e.litShift
+		src := olen - int64(int(byte(d>>8))<<6+int(byte(d)>>2)+1)
+		if src < 0 {
+			break
+		}
+		minRef = min(minRef, src)
+		lit := int(d) & 3
+		pos += int(e.adv) + lit
+		olen += int64(int(e.base) + int(byte(w>>8)&e.ext) + lit)
+		nMatch++
+		state = uint8((lit+3)>>2) * stLittle
+	}
+	return pos, olen, state, minRef, nShort, nMatch
 }
 
 // scanEntry describes a match flag byte (0x20-0x3F) for scanFast (short
