@@ -43,7 +43,9 @@ func mountImage(t *testing.T, path string) (string, *fsnode.Tree, *testdisc.Log)
 		t.Fatal(err)
 	}
 	mnt := t.TempDir()
-	srv, err := Mount(mnt, tree, Options{Logf: lr.Logf, Debug: testing.Verbose()})
+	opt := Options{Logf: lr.Logf}
+	opt.Debug, opt.FuseLogf = traceOnVerbose(t)
+	srv, err := Mount(mnt, tree, opt)
 	if err != nil {
 		t.Fatalf("mount: %v", err)
 	}

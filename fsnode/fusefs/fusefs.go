@@ -44,6 +44,9 @@ type Options struct {
 	// Logf receives one line per problem (corrupt stream on open, read
 	// error, panic caught); log.Printf when nil.
 	Logf func(format string, args ...any)
+	// FuseLogf, when set, receives go-fuse's own lines (the Debug trace
+	// among them) instead of Logf: tests count Logf's lines.
+	FuseLogf func(format string, args ...any)
 }
 
 // Kernel cache lifetimes: the image is immutable while mounted.
@@ -149,8 +152,12 @@ func MountOptions(opt Options) *fs.Options {
 		// An immutable tree with persistent inodes: nothing to forget.
 		RememberInodes: true,
 	}
-	if opt.Logf != nil {
-		mo.Logger = log.New(logfWriter(opt.Logf), "", 0)
+	lf := opt.FuseLogf
+	if lf == nil {
+		lf = opt.Logf
+	}
+	if lf != nil {
+		mo.Logger = log.New(logfWriter(lf), "", 0)
 	}
 	fo := &fs.Options{
 		MountOptions:    mo,
@@ -163,7 +170,7 @@ func MountOptions(opt Options) *fs.Options {
 		// which go-fuse would otherwise replace with 0644.
 		NullPermissions: true,
 	}
-	if opt.Logf != nil {
+	if mo.Logger != nil {
 		fo.Logger = mo.Logger
 	}
 	return fo

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -115,13 +116,29 @@ func requireFUSE(t *testing.T) {
 	}
 }
 
+// traceOnVerbose turns the FUSE request trace on under -v and sends it, with
+// go-fuse's other lines, to the test's log rather than to the Logf the test
+// counts. Lines after the test's cleanup are dropped: t.Logf would panic.
+func traceOnVerbose(t *testing.T) (bool, func(string, ...any)) {
+	var mu sync.Mutex
+	done := false
+	t.Cleanup(func() { mu.Lock(); done = true; mu.Unlock() })
+	return testing.Verbose(), func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			t.Logf(format, args...)
+		}
+	}
+}
+
 // mountFake mounts a fake model and unmounts it when the test ends.
 func mountFake(t *testing.T, root *mnode, opt Options, img *os.File, imgSize int64) (string, *testdisc.Log) {
 	t.Helper()
 	requireFUSE(t)
 	lr := &testdisc.Log{}
 	opt.Logf = lr.Logf
-	opt.Debug = testing.Verbose()
+	opt.Debug, opt.FuseLogf = traceOnVerbose(t)
 	r := newRoot(root, opt, img, imgSize, 0)
 	mo := MountOptions(opt)
 	mo.RootStableAttr = &fs.StableAttr{Mode: fuse.S_IFDIR, Ino: root.ino}
