@@ -15,6 +15,7 @@ import (
 
 	"gcfs/discimg"
 	"gcfs/discimg/mkdisc"
+	"gcfs/discimg/mkdisc/mkdisctest"
 )
 
 // The small synthetic disc, generated once for the package's second-edition
@@ -35,7 +36,7 @@ func small(t *testing.T) (string, *mkdisc.Result) {
 			return
 		}
 		smallDisc.path = filepath.Join(dir, "small.iso")
-		smallDisc.res, smallDisc.err = mkdisc.Generate(smallDisc.path, mkdisc.Small, 1)
+		smallDisc.res, smallDisc.err = mkdisctest.Generate(smallDisc.path, mkdisc.Small, 1)
 	})
 	if smallDisc.err != nil {
 		t.Fatal(smallDisc.err)

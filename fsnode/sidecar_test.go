@@ -15,6 +15,7 @@ import (
 	"gcfs/codec"
 	"gcfs/discimg"
 	"gcfs/discimg/mkdisc"
+	"gcfs/discimg/mkdisc/mkdisctest"
 	"gcfs/fsnode/testdisc"
 )
 
@@ -92,7 +93,7 @@ func TestSidecarRemount(t *testing.T) {
 				path = copyOf(t)
 			} else {
 				path = filepath.Join(t.TempDir(), "retail.iso")
-				if _, err := mkdisc.Generate(path, mkdisc.Retail, 1); err != nil {
+				if _, err := mkdisctest.Generate(path, mkdisc.Retail, 1); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gcfs/discimg/mkdisc"
+	"gcfs/discimg/mkdisc/mkdisctest"
 	"gcfs/fsnode/testdisc"
 )
 
@@ -61,7 +62,7 @@ func treeFails(t testing.TB, args ...string) treeResult {
 func genLayout(t *testing.T, layout mkdisc.Layout) (string, *mkdisc.Result) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), string(layout)+".iso")
-	res, err := mkdisc.Generate(path, layout, 1)
+	res, err := mkdisctest.Generate(path, layout, 1)
 	if err != nil {
 		t.Fatalf("mkdisc %s: %v", layout, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"gcfs/cache"
 	"gcfs/discimg/mkdisc"
+	"gcfs/discimg/mkdisc/mkdisctest"
 )
 
 // The source ISO (small layout, ~33 MB) is built once per test binary.
@@ -41,7 +42,7 @@ func sourceISO(t testing.TB) (string, []byte) {
 			return
 		}
 		isoPath = filepath.Join(isoDir, "small.iso")
-		if _, isoErr = mkdisc.Generate(isoPath, mkdisc.Small, 1); isoErr != nil {
+		if _, isoErr = mkdisctest.Generate(isoPath, mkdisc.Small, 1); isoErr != nil {
 			return
 		}
 		isoData, isoErr = os.ReadFile(isoPath)

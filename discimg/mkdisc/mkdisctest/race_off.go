@@ -1,0 +1,5 @@
+//go:build !race
+
+package mkdisctest
+
+const raceEnabled = false
