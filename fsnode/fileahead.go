@@ -3,6 +3,7 @@ package fsnode
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"gcfs/cache"
 )
@@ -38,8 +39,9 @@ type fileAhead struct {
 	order []*Node // the decoded files in tree order; Node.seq indexes it
 
 	mu      sync.Mutex
-	from    int  // the next request: the first file to prepare
-	running bool // the worker goroutine runs
+	from    int           // the next request: the first file to prepare
+	running bool          // the worker goroutine runs
+	wake    chan struct{} // a new request for a running worker (1 buffered)
 	gen     atomic.Uint64
 	done    uint64 // the last request the worker took
 	// files counts the files the worker prepared (sized and began decoding),
@@ -75,22 +77,52 @@ func (dr *decodedReader) readAheadFiles() {
 	defer a.mu.Unlock()
 	a.from = n.seq + 1
 	a.gen.Add(1)
+	if a.wake == nil {
+		a.wake = make(chan struct{}, 1)
+	}
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
 	if !a.running {
 		a.running = true
 		go t.runFileAhead()
 	}
 }
 
-// runFileAhead serves requests until none is new.
+// fileAheadLinger is how long an idle worker waits for the next request
+// before its goroutine (and thread) ends: a reader takes a file's round
+// trips between two requests.
+const fileAheadLinger = 200 * time.Millisecond
+
+// runFileAhead serves requests until none comes for fileAheadLinger. It
+// runs on a thread of its own at a low CPU priority (backgroundThread):
+// the work it does ahead must not delay the FUSE requests of the reader
+// it works for, on a machine with few cores.
 func (t *Tree) runFileAhead() {
+	backgroundThread()
 	a := &t.ahead
+	idle := time.NewTimer(fileAheadLinger)
+	defer idle.Stop()
 	for {
 		a.mu.Lock()
 		gen := a.gen.Load()
 		if gen == a.done {
-			a.running = false
 			a.mu.Unlock()
-			return
+			idle.Reset(fileAheadLinger)
+			select {
+			case <-a.wake:
+				continue
+			case <-idle.C:
+			}
+			a.mu.Lock()
+			if a.gen.Load() == a.done {
+				a.running = false
+				a.mu.Unlock()
+				return
+			}
+			a.mu.Unlock()
+			continue
 		}
 		a.done = gen
 		from := a.from
