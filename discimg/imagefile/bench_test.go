@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gcfs/cache"
+	"gcfs/discimg/imagefile/imagetest"
 )
 
 // Throughput of each container against the plain ISO: sequential 64 KiB
@@ -31,8 +32,8 @@ func benchImages(b *testing.B) map[string]func(c *cache.Cache) *Image {
 		"chd-cd":       open(chdman(b, iso, "createcd")),
 		"chd-raw":      open(chdman(b, iso, "createraw", "-hs", "4096", "-us", "2048")),
 		"chd-raw-zlib": open(chdman(b, iso, "createraw", "-hs", "4096", "-us", "2048", "-c", "zlib")),
-		"cso1":         fromBytes(writeCSO(data, "cso1", 2048, 0)),
-		"zso":          fromBytes(writeCSO(data, "zso", 2048, 0)),
+		"cso1":         fromBytes(imagetest.WriteCSO(data, "cso1", 2048, 0)),
+		"zso":          fromBytes(imagetest.WriteCSO(data, "zso", 2048, 0)),
 	}
 }
 

@@ -12,9 +12,6 @@ import (
 	"gcfs/discimg/imagefile/imagetest"
 )
 
-// writeCSO is imagetest.WriteCSO: maxcso's layouts of data.
-var writeCSO = imagetest.WriteCSO
-
 func TestCSOZSO(t *testing.T) {
 	_, iso := sourceISO(t)
 	// Each kind reads the whole disc once; its other block sizes and
@@ -37,7 +34,7 @@ func TestCSOZSO(t *testing.T) {
 		if !whole[tc.kind] && !testing.Short() {
 			src, whole[tc.kind] = iso, true
 		}
-		b := writeCSO(src, tc.kind, tc.bs, tc.shift)
+		b := imagetest.WriteCSO(src, tc.kind, tc.bs, tc.shift)
 		im, err := openBytes(t, b, Options{})
 		if err != nil {
 			t.Fatalf("%s/%d/%d: %v", tc.kind, tc.bs, tc.shift, err)
@@ -52,7 +49,7 @@ func TestCSOZSO(t *testing.T) {
 func TestCSOHostile(t *testing.T) {
 	_, iso := sourceISO(t)
 	src := iso[:64<<10]
-	good := writeCSO(src, "cso1", 2048, 0)
+	good := imagetest.WriteCSO(src, "cso1", 2048, 0)
 	mut := func(f func(b []byte)) []byte { b := append([]byte(nil), good...); f(b); return b }
 	for name, b := range map[string][]byte{
 		"not ascending":  mut(func(b []byte) { binary.LittleEndian.PutUint32(b[csoHdrLen+4*3:], 1000) }),

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gcfs/cache"
+	"gcfs/discimg/imagefile/imagetest"
 )
 
 // readAll reads the whole presented image in odd-sized pieces; errors are
@@ -53,9 +54,9 @@ func FuzzCHD(f *testing.F) {
 // FuzzCSO: the CSO v1/v2 and ZSO header, index and blocks.
 func FuzzCSO(f *testing.F) {
 	d := fuzzSeedData()
-	f.Add(writeCSO(d, "cso1", 2048, 0))
-	f.Add(writeCSO(d, "cso2", 2048, 1))
-	f.Add(writeCSO(d, "zso", 4096, 2))
+	f.Add(imagetest.WriteCSO(d, "cso1", 2048, 0))
+	f.Add(imagetest.WriteCSO(d, "cso2", 2048, 1))
+	f.Add(imagetest.WriteCSO(d, "zso", 4096, 2))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		im, err := Open(bytes.NewReader(b), int64(len(b)), Options{Cache: cache.New(4 << 20)})
 		if err != nil {
