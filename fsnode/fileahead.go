@@ -52,6 +52,7 @@ type fileAhead struct {
 // orderFiles numbers the decoded files in tree order for the worker (after
 // the build: the tree no longer changes).
 func (t *Tree) orderFiles() {
+	t.ahead.wake = make(chan struct{}, 1)
 	_ = t.Walk(func(n *Node) error {
 		n.seq = -1
 		if n.Kind == Decoded && n.staticErr == nil {
@@ -77,9 +78,6 @@ func (dr *decodedReader) readAheadFiles() {
 	defer a.mu.Unlock()
 	a.from = n.seq + 1
 	a.gen.Add(1)
-	if a.wake == nil {
-		a.wake = make(chan struct{}, 1)
-	}
 	select {
 	case a.wake <- struct{}{}:
 	default:
