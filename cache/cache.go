@@ -144,6 +144,18 @@ func (c *Cache) Peek(k Key) ([]byte, bool) {
 	return c.lru.Peek(k)
 }
 
+// Has reports whether k is cached or being loaded (a Get of it now would
+// not start a load of its own).
+func (c *Cache) Has(k Key) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lru.Contains(k) {
+		return true
+	}
+	_, ok := c.inflight[k]
+	return ok
+}
+
 // Stats returns a snapshot of the counters.
 func (c *Cache) Stats() Stats {
 	c.mu.Lock()

@@ -272,3 +272,37 @@ func TestPut(t *testing.T) {
 		t.Fatal("a block over the budget was kept")
 	}
 }
+
+// TestHas: a key is had while its load runs and once it is cached, not
+// before, nor after a failed load.
+func TestHas(t *testing.T) {
+	c := New(1 << 20)
+	k := Key{1, 0}
+	if c.Has(k) {
+		t.Fatal("an empty cache has a key")
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Get(k, func() ([]byte, error) {
+			close(started)
+			<-release
+			return block(10, 1), nil
+		})
+	}()
+	<-started
+	if !c.Has(k) {
+		t.Error("a key being loaded is not had")
+	}
+	close(release)
+	<-done
+	if !c.Has(k) {
+		t.Error("a cached key is not had")
+	}
+	k2 := Key{1, 1}
+	c.Get(k2, func() ([]byte, error) { return nil, errors.New("bad block") })
+	if c.Has(k2) {
+		t.Error("a key whose load failed is had")
+	}
+}

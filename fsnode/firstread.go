@@ -23,6 +23,9 @@ import (
 // itself or flush everything else) and at most wholeMax; and once per
 // cache. Other reads go block by block: a whole decode fills the index's
 // window snapshots, so a cold block then costs at most its group's decode.
+// Where the first decode streams, a block just past what is decoded or
+// decoding (within inOrderMax blocks) is decoded in order after it instead
+// (inOrder, readahead.go): the stream's decode is under way already.
 
 // parallelWholeMin is the fewest cores from which a mount decodes a file
 // whole on its first read rather than streaming it block by block ahead of

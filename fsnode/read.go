@@ -326,12 +326,14 @@ func (dr *decodedReader) Size() int64 { return dr.ix.Size() }
 
 func (dr *decodedReader) block(i int) ([]byte, error) {
 	load := func() ([]byte, error) {
-		if b, ok := dr.decodeWhole(i); ok {
-			return b, nil
-		}
-		var prev []byte
-		if i > 0 && dr.cache != nil {
-			prev, _ = dr.cache.Peek(cache.Key{File: dr.key, Block: i - 1})
+		prev, ok := dr.inOrder(i)
+		if !ok {
+			if b, ok := dr.decodeWhole(i); ok {
+				return b, nil
+			}
+			if i > 0 && dr.cache != nil {
+				prev, _ = dr.cache.Peek(cache.Key{File: dr.key, Block: i - 1})
+			}
 		}
 		return dr.ix.DecodeBlock(dr.src, i, prev)
 	}

@@ -107,3 +107,41 @@ func (dr *decodedReader) chain(first, last int) {
 
 // raWorkers bounds the read-ahead chains of a tree running at once.
 var raWorkers = max(2, runtime.GOMAXPROCS(0))
+
+// inOrderMax is how far behind a missing block a streamed file's decode
+// may be for the block's read to follow it in order (inOrder) rather than
+// start a decode of its own.
+const inOrderMax = 32
+
+// inOrder returns block i-1 (ok) when block i of a streamed file (streams)
+// is best decoded after it: block i-1 or one of the inOrderMax blocks before
+// it is cached or being decoded. The blocks between are got in order
+// first, each merged with a decode already running (a read-ahead chain's,
+// another read's) or decoded from its predecessor. Without this, the
+// kernel's readahead request for the next MiB, arriving while the chain
+// decodes the first, would decode the stream again from its start (a whole
+// decode or a group's) beside the chain.
+func (dr *decodedReader) inOrder(i int) ([]byte, bool) {
+	if i == 0 || !dr.streams() {
+		return nil, false
+	}
+	from := -1
+	for j := i - 1; j >= max(0, i-inOrderMax); j-- {
+		if dr.cache.Has(cache.Key{File: dr.key, Block: j}) {
+			from = j
+			break
+		}
+	}
+	if from < 0 {
+		return nil, false
+	}
+	var prev []byte
+	for j := from; j < i; j++ {
+		b, err := dr.block(j)
+		if err != nil {
+			return nil, false // the block path decodes i and reports it
+		}
+		prev = b
+	}
+	return prev, true
+}

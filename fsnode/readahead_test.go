@@ -114,3 +114,72 @@ func TestReadAheadOff(t *testing.T) {
 		}
 	}
 }
+
+// streamingFirstRead makes the tree stream first decodes (as a mount on
+// fewer than parallelWholeMin cores does), whatever the machine.
+func streamingFirstRead(t *testing.T) {
+	old := wholeWorkers
+	wholeWorkers = parallelWholeMin - 1
+	t.Cleanup(func() { wholeWorkers = old })
+}
+
+// TestStreamedReadInOrder: where a file's first decode streams, a read
+// of a block a little past the read-ahead chain (the kernel's request for
+// the next MiB, arriving while the chain decodes the first) follows the
+// chain in order: no whole decode beside it, every block decoded once, the
+// sample's bytes. A read far past anything decoded still decodes the
+// stream whole.
+func TestStreamedReadInOrder(t *testing.T) {
+	streamingFirstRead(t)
+	const size = 4 << 20
+	d, tree, n := sampleDisc(t, size, Options{CacheSize: 64 << 20, ReadAhead: 16})
+	r, err := n.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr := r.(*decodedReader)
+	if nb := dr.ix.NumBlocks(); nb < 2*inOrderMax || !dr.streams() {
+		t.Fatalf("test setup: %d blocks, streams %v", nb, dr.streams())
+	}
+	p := make([]byte, 100)
+	if _, err := r.ReadAt(p, 10); err != nil { // block 0; the chain starts on 1..16
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			off, _ := dr.ix.Block(18 + w)
+			q := make([]byte, 64<<10)
+			k, err := r.ReadAt(q, off)
+			if err != nil || !bytes.Equal(q[:k], d.Sample[off:off+int64(k)]) {
+				t.Errorf("read at %d: %d bytes, %v", off, k, err)
+			}
+		}()
+	}
+	wg.Wait()
+	waitReadAhead(n)
+	if got := tree.wholeDecodes.Load(); got != 0 {
+		t.Errorf("%d whole decodes beside the read-ahead chain", got)
+	}
+	if st := tree.Cache.Stats(); st.Misses != int64(st.Entries) || st.Evictions != 0 {
+		t.Errorf("%d block decodes for %d blocks cached: some decoded twice", st.Misses, st.Entries)
+	}
+
+	// A fresh cache, and a read past where the first decode went: nothing
+	// within inOrderMax blocks before it is cached or decoding, so it
+	// decodes whole.
+	tree.Cache = cache.New(64 << 20)
+	r2, err := n.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _ := r2.(*decodedReader).ix.Block(2*inOrderMax - 1)
+	if k, err := r2.ReadAt(p, off); err != nil || !bytes.Equal(p[:k], d.Sample[off:off+int64(k)]) {
+		t.Fatalf("read at %d: %v", off, err)
+	}
+	if got := tree.wholeDecodes.Load(); got != 1 {
+		t.Errorf("a read far past anything decoded: %d whole decodes, want 1", got)
+	}
+}
