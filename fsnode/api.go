@@ -117,6 +117,7 @@ type Node struct {
 	wholeIn     atomic.Pointer[cache.Cache] // the cache a whole-stream decode filled
 	bkey        atomic.Uint64               // buildKey, once given
 	seq         int                         // index in the tree's order of decoded files (fileahead.go); -1 if none
+	advised     atomic.Bool                 // its stream was advised into the page cache ahead of it (fileahead.go)
 
 	// Directories: the streams of their decoded files were prefetched.
 	prefetchOnce sync.Once

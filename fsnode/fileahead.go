@@ -20,7 +20,10 @@ import (
 // files after it in tree order and decodes their first blocks into the
 // cache, on a core the reader is not using, up to fileAheadBytes of output
 // and fileAheadFiles files ahead (never more than an eighth of the cache,
-// so that what it decodes stays until it is read). The next file's lookup,
+// so that what it decodes stays until it is read), having first asked the
+// kernel to read their streams from the image (adviseAhead: on a cold image
+// the worker's scans would otherwise wait for the disk file by file, and
+// fall behind the reader). The next file's lookup,
 // open and reads then find its index and its blocks ready. A newer request
 // replaces an older one: the worker follows the last file read, and stops
 // where it was once the reader goes elsewhere. Scans and decodes merge
@@ -135,6 +138,7 @@ func (t *Tree) runFileAhead() {
 func (t *Tree) prepareFiles(from int, gen uint64) {
 	a := &t.ahead
 	budget := min(int64(fileAheadBytes), t.Cache.MaxBytes()/8)
+	t.adviseAhead(from)
 	for k := from; k < len(a.order) && k < from+fileAheadFiles && budget > 0; k++ {
 		if a.gen.Load() != gen {
 			return
@@ -166,4 +170,32 @@ func (t *Tree) prepareFiles(from int, gen uint64) {
 			}
 		}
 	}
+}
+
+// fileAheadInput bounds the stream bytes the worker asks the kernel to read
+// ahead of the reader.
+const fileAheadInput = 16 << 20
+
+// adviseAhead asks the kernel to start reading the streams of the next
+// files from order[from] on (up to fileAheadFiles files and fileAheadInput
+// bytes of stream; each file once), so that the worker's scans and decodes
+// find them in the page cache instead of waiting for the disk one file at
+// a time, as they otherwise would on a cold image.
+// It returns the spans it advised.
+func (t *Tree) adviseAhead(from int) []span {
+	a := &t.ahead
+	var next []*Node
+	var in int64
+	for k := from; k < len(a.order) && k < from+fileAheadFiles && in < fileAheadInput; k++ {
+		n := a.order[k]
+		in += n.streamLen()
+		if n.advised.CompareAndSwap(false, true) {
+			next = append(next, n)
+		}
+	}
+	spans := streamSpans(next, fileAheadInput)
+	if len(spans) > 0 {
+		t.advise(spans)
+	}
+	return spans
 }

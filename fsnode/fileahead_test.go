@@ -3,9 +3,13 @@ package fsnode
 import (
 	"bytes"
 	"io"
+	"os"
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"gcfs/cache"
 )
@@ -154,5 +158,73 @@ func TestFileAheadNewerRequest(t *testing.T) {
 	}
 	if _, err := order[0].Open(); err == nil {
 		t.Errorf("%s: opens after the worker passed it", order[0].Path())
+	}
+}
+
+// TestFileAheadAdvice: the worker asks the kernel to read the streams of
+// the files it is about to prepare, each file once, within its bounds; on
+// an image evicted from the page cache, the advised streams then come into
+// it without anything reading them.
+func TestFileAheadAdvice(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20, ReadAhead: 2})
+	order := tree.ahead.order
+	if len(order) < 3 {
+		t.Fatalf("test setup: %d decoded files", len(order))
+	}
+	f, err := os.Open(d.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mem, err := unix.Mmap(int(f.Fd()), 0, int(tree.Image.Size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+	// resident: the fraction of [lo, hi) of the image in the page cache.
+	resident := func(lo, hi int64) float64 {
+		lo &^= int64(os.Getpagesize() - 1)
+		vec := make([]byte, (hi-lo+int64(os.Getpagesize())-1)/int64(os.Getpagesize()))
+		if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[lo])), uintptr(hi-lo), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+			t.Fatal(e)
+		}
+		in := 0
+		for _, v := range vec {
+			in += int(v & 1)
+		}
+		return float64(in) / float64(len(vec))
+	}
+	_ = f.Sync() // (dirty pages stay in the page cache)
+	_ = unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+
+	spans := tree.adviseAhead(1)
+	var in int64
+	for k, n := range order {
+		inWindow := k >= 1 && k < 1+fileAheadFiles && in < fileAheadInput
+		if k >= 1 {
+			in += n.streamLen()
+		}
+		if n.advised.Load() != inWindow {
+			t.Errorf("%s (file %d): advised %v, in the window %v", n.Path(), k, n.advised.Load(), inWindow)
+		}
+	}
+	if len(spans) == 0 {
+		t.Fatal("nothing advised")
+	}
+	if again := tree.adviseAhead(1); len(again) != 0 {
+		t.Errorf("advised again: %v", again)
+	}
+	s := spans[0]
+	if r := resident(s.lo, s.hi); r > 0.5 {
+		t.Logf("the image stays in the page cache after FADV_DONTNEED (%.0f%% of the span): residency not checked", 100*r)
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for resident(s.lo, s.hi) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("advised span [%d, %d): %.0f%% in the page cache after 10 s", s.lo, s.hi, 100*resident(s.lo, s.hi))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

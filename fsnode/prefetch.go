@@ -32,38 +32,50 @@ func (n *Node) prefetchSiblings() {
 	}
 	dir.prefetchOnce.Do(func() {
 		n.scanSiblings(dir)
-		spans := dir.streamSpans()
-		if len(spans) == 0 {
-			return
+		var files []*Node
+		for _, c := range dir.Children {
+			if c.Kind == Decoded && c.staticErr == nil {
+				files = append(files, c)
+			}
 		}
-		f, ok := n.tree.Image.R.(syscall.Conn) // *os.File
-		if !ok {
-			return
+		if len(files) < 2 {
+			return // the one being scanned reads its own
 		}
-		rc, err := f.SyscallConn()
-		if err != nil {
-			return
+		if spans := streamSpans(files, prefetchMax); len(spans) > 0 {
+			go n.tree.advise(spans)
 		}
-		go func() {
-			// Control holds the descriptor open while it runs (or fails
-			// once the file is closed): the advice never reaches another file.
-			_ = rc.Control(func(fd uintptr) {
-				for _, s := range spans {
-					_ = unix.Fadvise(int(fd), s.lo, s.hi-s.lo, unix.FADV_WILLNEED) // advice only
-				}
-			})
-		}()
 	})
 }
 
-// streamSpans is where the streams of dir's decoded files lie in the image:
-// sorted, merged across gaps of up to prefetchGap, inside the image, at most
-// prefetchMax bytes in all (the first ones in image order). Nothing when dir
-// holds fewer than two decoded files (the one being scanned reads its own).
-func (dir *Node) streamSpans() []span {
+// advise asks the kernel to start reading spans of the image into the page
+// cache (POSIX_FADV_WILLNEED): advice only, nothing read or allocated here,
+// none for an image that is not a file.
+func (t *Tree) advise(spans []span) {
+	f, ok := t.Image.R.(syscall.Conn) // *os.File
+	if !ok {
+		return
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	// Control holds the descriptor open while it runs (or fails once the
+	// file is closed): the advice never reaches another file.
+	_ = rc.Control(func(fd uintptr) {
+		for _, s := range spans {
+			_ = unix.Fadvise(int(fd), s.lo, s.hi-s.lo, unix.FADV_WILLNEED) // advice only
+		}
+	})
+}
+
+// streamSpans is where the streams of the decoded files lie in the image
+// (those held in the image itself, not inside another decoded file):
+// sorted, merged across gaps of up to prefetchGap, inside the image, at
+// most limit bytes in all (the first ones in image order).
+func streamSpans(files []*Node, limit int64) []span {
 	var spans []span
-	for _, c := range dir.Children {
-		if c.Kind != Decoded || c.staticErr != nil || c.within != nil {
+	for _, c := range files {
+		if c.within != nil {
 			continue
 		}
 		s := c.streamRange()
@@ -72,7 +84,7 @@ func (dir *Node) streamSpans() []span {
 			spans = append(spans, span{lo, hi})
 		}
 	}
-	if len(spans) < 2 {
+	if len(spans) == 0 {
 		return nil
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
@@ -85,7 +97,7 @@ func (dir *Node) streamSpans() []span {
 		}
 		merged = append(merged, s)
 	}
-	budget := int64(prefetchMax)
+	budget := limit
 	for i := range merged {
 		if budget <= 0 {
 			return merged[:i]

@@ -6,14 +6,13 @@ import (
 	"time"
 )
 
-// TestStreamSpans: the prefetch ranges of a directory cover every decoded
-// file's stream, lie inside the image, are sorted and disjoint, and stay
-// within the budget.
+// TestStreamSpans: the prefetch ranges of a directory's decoded files
+// cover every file's stream, lie inside the image, are sorted and
+// disjoint, and stay within the budget.
 func TestStreamSpans(t *testing.T) {
 	d := writeDisc(t)
 	tree, _ := openDisc(t, d.Path, -1, Options{})
 	dir := mustLookup(t, tree, "G/MISC.WAD")
-	spans := dir.streamSpans()
 	var decoded []*Node
 	for _, c := range dir.Children {
 		if c.Kind == Decoded && c.staticErr == nil {
@@ -23,6 +22,7 @@ func TestStreamSpans(t *testing.T) {
 	if len(decoded) < 2 {
 		t.Fatalf("test disc has %d decoded files in MISC.WAD, want at least 2", len(decoded))
 	}
+	spans := streamSpans(decoded, prefetchMax)
 	var total int64
 	for i, s := range spans {
 		if s.lo >= s.hi || s.lo < 0 || s.hi > tree.Image.Size {
@@ -49,9 +49,16 @@ func TestStreamSpans(t *testing.T) {
 			t.Errorf("%s: stream [%d, %d) not covered by %v", c.path, lo, hi, spans)
 		}
 	}
-	// A directory without decoded files asks for nothing.
-	if s := tree.Root.streamSpans(); s != nil {
-		t.Errorf("root: spans %v, want none", s)
+	// No files, nothing; a smaller budget, fewer bytes.
+	if s := streamSpans(nil, prefetchMax); s != nil {
+		t.Errorf("no files: spans %v, want none", s)
+	}
+	var small int64
+	for _, s := range streamSpans(decoded, 1000) {
+		small += s.hi - s.lo
+	}
+	if small == 0 || small > 1000 {
+		t.Errorf("a budget of 1000 bytes: spans of %d bytes", small)
 	}
 	// Prefetching is advice only: reading afterwards gives the same bytes.
 	decoded[0].prefetchSiblings()
