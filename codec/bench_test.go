@@ -119,6 +119,35 @@ func BenchmarkNewIndex(b *testing.B) {
 	b.ReportMetric(100*float64(ix.MaxMemSize())/float64(ix.Size()), "index-%")
 }
 
+// BenchmarkNewIndexDecode: the index and the output in one pass, against
+// the two passes it replaces (NewIndex, then Decode), in MB/s of output.
+func BenchmarkNewIndexDecode(b *testing.B) {
+	raw, enc := benchCorpus(b)
+	b.Run("fused", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		done := cpuMeter(b, int64(len(raw)))
+		for b.Loop() {
+			if _, _, err := NewIndexDecode(nil, enc, Options{}, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		done()
+	})
+	b.Run("NewIndex+Decode", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		done := cpuMeter(b, int64(len(raw)))
+		for b.Loop() {
+			if _, err := NewIndex(bytes.NewReader(enc), int64(len(enc)), Options{}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Decode(enc, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		done()
+	})
+}
+
 // BenchmarkNewIndexParallel: NewIndex (from a reader over the stream in
 // memory) and NewIndexParallel with 1 worker (that is NewIndex) and 2, on the
 // same corpus, in MB/s of output. index-% as BenchmarkNewIndex; taken-% is

@@ -39,7 +39,37 @@ func decodeAgree(t *testing.T, s []byte, opt Options) ([]byte, error) {
 			t.Fatalf("index ReadAt: n=%d err=%v", n, rerr)
 		}
 	}
+	dix, dout, derr := NewIndexDecode(nil, s, opt, 0)
+	if !sameErr(err, derr) || !bytes.Equal(dout, out) {
+		t.Fatalf("NewIndexDecode: %d bytes, err %v; Decode %d bytes, err %v", len(dout), derr, len(out), err)
+	}
+	if (dix == nil) != (derr != nil) {
+		t.Fatalf("NewIndexDecode: index %v with err %v", dix != nil, derr)
+	}
+	if ierr == nil {
+		checkDecodedIndex(t, dix, ix, out)
+	}
 	return out, err
+}
+
+// checkDecodedIndex fails unless got (NewIndexDecode's) has want's
+// (NewIndex's) checkpoints, groups and snapshot lengths, and every snapshot
+// filled with the output's bytes.
+func checkDecodedIndex(t *testing.T, got, want *Index, out []byte) {
+	t.Helper()
+	if !sameIndex(got, want) {
+		t.Fatalf("NewIndexDecode's index differs from NewIndex's:\n%v %v %v\n%v %v %v", got.cps, got.groupFirst, got.snapLen, want.cps, want.groupFirst, want.snapLen)
+	}
+	if got.MemSize() != got.MaxMemSize() {
+		t.Fatalf("NewIndexDecode left snapshots unfilled: %d of %d bytes", got.MemSize(), got.MaxMemSize())
+	}
+	for g := 1; g < len(got.groupFirst); g++ {
+		w, ok := got.snapshot(g)
+		end := got.cps[got.groupFirst[g]].out
+		if !ok || !bytes.Equal(w, out[end-int64(len(w)):end]) || len(w) != int(got.snapLen[g]) {
+			t.Fatalf("group %d's snapshot is not the output before it", g)
+		}
+	}
 }
 
 func isHeaderErr(err error) bool {

@@ -262,8 +262,9 @@ type Tree struct {
 	wholeDecodes atomic.Int64
 	// scanned counts the streams scanned for their index (NewIndex), for
 	// tests.
-	scanned       atomic.Int64
-	parallelScans atomic.Int64 // of those, on every core
+	scanned        atomic.Int64
+	parallelScans  atomic.Int64 // of those, on every core
+	decodedIndexes atomic.Int64 // indexes built by decoding the stream whole instead (decodeIndex)
 	// ready: the build is done (children fixed); scanSem bounds the
 	// directories sized in the background at once (prefetch.go).
 	ready   atomic.Bool

@@ -18,7 +18,8 @@ import (
 // decoded file is read from its start, and again when its read-ahead chain
 // reaches its end, the tree's one file-ahead worker sizes the decoded
 // files after it in tree order and decodes their first blocks into the
-// cache, on a core the reader is not using, up to fileAheadBytes of output
+// cache (a file not sized yet is sized by decoding it whole, index and
+// blocks in one pass, when it fits: scanDecoding), on a core the reader is not using, up to fileAheadBytes of output
 // and fileAheadFiles files ahead (never more than an eighth of the cache,
 // so that what it decodes stays until it is read), having first asked the
 // kernel to read their streams from the image (adviseAhead: on a cold image
@@ -144,7 +145,9 @@ func (t *Tree) prepareFiles(from int, gen uint64) {
 			return
 		}
 		n := a.order[k]
-		if n.Size(); n.decErr != nil {
+		// A file not sized yet is sized by decoding it (within what is
+		// left of the budget): the blocks come with the index.
+		if n.scanDecoding(budget); n.decErr != nil {
 			continue // its reader reports it
 		}
 		r, err := n.openDecoded()

@@ -228,3 +228,54 @@ func TestFileAheadAdvice(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestFileAheadDecodesIndex: the worker sizes a file not sized yet by
+// decoding it once for its index and its blocks (no scan), within its
+// budget: the files read the reference's bytes and sizes, with no block
+// decoded again; a file whose output is past what is left of the budget is
+// scanned as before.
+func TestFileAheadDecodesIndex(t *testing.T) {
+	d := writeDisc(t)
+	ref, _ := openDisc(t, d.Path, -1, Options{})
+	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20, ReadAhead: 2})
+	scanned := tree.scanned.Load()
+	tree.prepareFiles(0, tree.ahead.gen.Load())
+	decoded := tree.decodedIndexes.Load()
+	if decoded == 0 {
+		t.Fatal("no file sized by decoding it")
+	}
+	if got := tree.scanned.Load() - scanned; got+decoded > int64(len(tree.ahead.order)) {
+		t.Errorf("%d scans and %d decodes for %d files: some sized twice", got, decoded, len(tree.ahead.order))
+	}
+	misses := tree.Cache.Stats().Misses
+	for _, n := range tree.ahead.order {
+		rn := mustLookup(t, ref, n.Path())
+		if n.Err() != nil || rn.Err() != nil {
+			if (n.Err() == nil) != (rn.Err() == nil) {
+				t.Errorf("%s: error %v, the reference's %v", n.Path(), n.Err(), rn.Err())
+			}
+			continue
+		}
+		if n.Size() != rn.Size() || !bytes.Equal(readAll(t, n), readAll(t, rn)) {
+			t.Errorf("%s: %d bytes, the reference's %d, or other bytes", n.Path(), n.Size(), rn.Size())
+		}
+	}
+	if tree.decodedIndexes.Load() == int64(len(tree.ahead.order)) {
+		if st := tree.Cache.Stats(); st.Misses != misses {
+			t.Errorf("%d blocks decoded again after the worker decoded every file", st.Misses-misses)
+		}
+	}
+
+	// A budget smaller than the next file's output: scanned, not decoded.
+	_, small, n := sampleDisc(t, 1<<20, Options{CacheSize: 64 << 20, ReadAhead: 2})
+	n.scanDecoding(256 << 10)
+	if got, _ := cachedBytes(t, small, n); small.decodedIndexes.Load() != 0 || got != 0 || n.Size() != 1<<20 {
+		t.Errorf("over the budget: %d files decoded, %d bytes cached, size %d", small.decodedIndexes.Load(), got, n.Size())
+	}
+	// Within it: decoded, every block cached.
+	_, big, n2 := sampleDisc(t, 1<<20, Options{CacheSize: 64 << 20, ReadAhead: 2})
+	n2.scanDecoding(8 << 20)
+	if got, _ := cachedBytes(t, big, n2); big.decodedIndexes.Load() != 1 || got != 1<<20 {
+		t.Errorf("within the budget: %d files decoded, %d bytes cached", big.decodedIndexes.Load(), got)
+	}
+}

@@ -1,10 +1,12 @@
 package fsnode
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"gcfs/cache"
 	"gcfs/codec"
@@ -142,9 +144,17 @@ func (n *Node) codecOptions() codec.Options {
 // lazily), remembers the size and keeps the index in the LRU for Open. Only
 // a stream that fails gets the size scan too, for its clean length; a
 // corrupt stream is logged once.
-func (n *Node) scan() { n.scanOnce.Do(n.doScan) }
+func (n *Node) scan() { n.scanOnce.Do(func() { n.doScan(0) }) }
 
-func (n *Node) doScan() {
+// scanDecoding is scan for a caller about to decode the file whole (the
+// file-ahead worker): if the size is not known yet, it decodes the stream
+// and builds its index in one pass (decodeIndex), when its output fits in
+// budget bytes, instead of a scan now and a decode after.
+func (n *Node) scanDecoding(budget int64) { n.scanOnce.Do(func() { n.doScan(budget) }) }
+
+// doScan is the size step; decodeBudget > 0 lets it decode the stream whole
+// for its index (scanDecoding).
+func (n *Node) doScan(decodeBudget int64) {
 	defer func() {
 		if n.hasExpected && n.decErr == nil && n.decSize != n.expected {
 			n.warn = expectedErr(n.decSize, n.expected)
@@ -170,7 +180,13 @@ func (n *Node) doScan() {
 		n.logFile(n.decErr)
 		return
 	}
-	ix, err := n.buildIndex(src)
+	var ix *codec.Index
+	if decodeBudget > 0 {
+		ix = n.decodeIndex(src, decodeBudget)
+	}
+	if ix == nil {
+		ix, err = n.buildIndex(src)
+	}
 	if err == nil {
 		n.decSize = ix.Size()
 		n.tree.indexes.put(n, ix)
@@ -187,6 +203,53 @@ func (n *Node) doScan() {
 	n.decErr = n.streamErr(err)
 	n.logFile(n.decErr)
 }
+
+// decodeIndex builds the index of a stream held in the image by decoding
+// it whole (codec.NewIndexDecode: about 1.4 times as fast as a scan and a
+// decode after it) and puts its blocks in the tree's cache, when the
+// stream and its output fit in budget bytes and the file's blocks go to
+// the tree's cache (a mount's tree, built). Anything else, or any failure
+// (a corrupt stream, one decoding past the budget, a short read), gives
+// nil: the scan then does it as it would have, and reports what it finds.
+func (n *Node) decodeIndex(src Reader, budget int64) *codec.Index {
+	c := n.tree.Cache
+	inLen := src.Size()
+	if n.within != nil || n.Ino == 0 || c == nil || inLen > budget {
+		return nil
+	}
+	sc, _ := decodeScratch.Get().(*[2][]byte)
+	if sc == nil {
+		sc = new([2][]byte)
+	}
+	defer decodeScratch.Put(sc)
+	if int64(cap(sc[0])) < inLen {
+		sc[0] = make([]byte, inLen) // at most budget
+	}
+	in := sc[0][:inLen]
+	if got, _ := src.ReadAt(in, 0); int64(got) != inLen {
+		return nil
+	}
+	ix, out, err := codec.NewIndexDecode(sc[1], in, n.codecOptions(), budget)
+	if int64(cap(out)) <= 2*budget {
+		sc[1] = out[:0] // (grown past the last output: kept for the next)
+	}
+	if err != nil {
+		return nil
+	}
+	n.tree.decodedIndexes.Add(1)
+	n.wholeIn.Store(c)
+	for j := range ix.NumBlocks() {
+		off, bn := ix.Block(j)
+		// A copy each (the output is the next file's buffer): what the
+		// cache holds is exactly the blocks' bytes.
+		c.Put(cache.Key{File: n.Ino, Block: j}, bytes.Clone(out[off:off+int64(bn)]))
+	}
+	return ix
+}
+
+// decodeScratch keeps decodeIndex's input and output buffers between
+// files (each bounded by the budget: the file-ahead worker's, 8 MiB).
+var decodeScratch sync.Pool // of *[2][]byte
 
 // parallelScanMin is the shortest stream whose size scan runs on every
 // core (codec.NewIndexParallel, which cuts the stream into 512 KiB chunks),
