@@ -436,6 +436,14 @@ func serve(cfg *mountConfig, oi *openedImage) (err error) {
 	// Keep the heap near what the cache may hold, so the server's RSS
 	// tracks --cache-size rather than the garbage collector's pacing.
 	debug.SetMemoryLimit(cfg.cacheSize + 48<<20)
+	// Within that limit, collect less often than Go's default: the heap is
+	// mostly the cache's blocks, which a collection cannot free, and on a
+	// cold read of every decoded file the default pacing's cycles took a
+	// tenth of the time (all files through a fresh mount: 703-722 ms at
+	// GOGC=100, 633-674 at 400, in interleaved runs). GOGC, when set, wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 
 	// Catch the signals before the mount exists: one that arrives as it
 	// appears must unmount it, not kill the server under it.
