@@ -18,16 +18,16 @@ import (
 // decoded file is read from its start, and again when its read-ahead chain
 // reaches its end, the tree's one file-ahead worker sizes the decoded
 // files after it in tree order and decodes their first blocks into the
-// cache (a file not sized yet is sized by decoding it whole, index and
-// blocks in one pass, when it fits: scanDecoding), on a core the reader is not using, up to fileAheadBytes of output
+// cache, on a core the reader is not using, up to fileAheadBytes of output
 // and fileAheadFiles files ahead (never more than an eighth of the cache,
-// so that what it decodes stays until it is read), having first asked the
+// so that what it decodes stays until it is read). It first asks the
 // kernel to read their streams from the image (adviseAhead: on a cold image
-// the worker's scans would otherwise wait for the disk file by file, and
-// fall behind the reader). The next file's lookup,
-// open and reads then find its index and its blocks ready. A newer request
-// replaces an older one: the worker follows the last file read, and stops
-// where it was once the reader goes elsewhere. Scans and decodes merge
+// its scans would otherwise wait for the disk file by file, and fall
+// behind the reader), and sizes a file not sized yet by decoding it whole,
+// index and blocks in one pass, when it fits (scanDecoding). The next
+// file's lookup, open and reads then find its index and its blocks ready.
+// A newer request replaces an older one: the worker follows the last file
+// read, and stops where it was once the reader goes elsewhere. Scans and decodes merge
 // with the foreground's (a node's scan runs once; the cache merges
 // concurrent misses), so nothing is done twice, and what is done ahead for
 // a reader that does not come costs a spare core's time, within the bounds.
