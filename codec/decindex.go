@@ -45,8 +45,10 @@ func NewIndexDecode(dst, src []byte, opt Options, budget int64) (*Index, []byte,
 		d.out = make([]byte, 0, guess+writeSlack)
 	}
 
+	// The index's rules are indexBuilder's, fed the decoder's position,
+	// output and reach.
 	b := indexBuilder{cps: []checkpoint{{in: HeaderSize}}}
-	b.groupFirst = []int32{0}
+	b.newGroup()
 	d.minRef = 0 // group 0 starts at the output's start: nothing before it
 	for {
 		o := int64(len(d.out))
@@ -69,30 +71,11 @@ func NewIndexDecode(dst, src []byte, opt Options, budget int64) (*Index, []byte,
 		if o = int64(len(d.out)); o < blockStop {
 			continue // past the tracked part of the group: on untracked
 		}
-		// A block boundary (indexBuilder.boundary, with the decoder's
-		// position, output and state).
-		k := len(b.cps)
-		b.cps = append(b.cps, checkpoint{in: d.inBase + int64(d.pos), out: o, state: d.state})
-		nb := k - int(b.groupFirst[len(b.groupFirst)-1])
-		snapLen := b.groupStart - min(d.minRef, b.groupStart)
-		if nb >= groupBlocks && snapLen*8 <= o-b.groupStart || nb >= maxGroupBlocks {
-			b.snapLen = append(b.snapLen, int32(snapLen))
-			b.groupFirst = append(b.groupFirst, int32(k))
-			b.groupStart = o
+		if b.mark(checkpoint{in: d.inBase + int64(d.pos), out: o, state: d.state}, d.minRef) {
 			d.minRef = o
 		}
 	}
-	// indexBuilder.finish, with the decoder's output length.
-	total := int64(len(d.out))
-	if last := b.cps[len(b.cps)-1]; last.out == total && len(b.cps) > 1 {
-		b.cps = b.cps[:len(b.cps)-1]
-	}
-	b.cps = append(b.cps, checkpoint{in: h.Size, out: total})
-	if g := len(b.groupFirst) - 1; g > 0 && int(b.groupFirst[g]) >= len(b.cps)-1 {
-		b.groupFirst = b.groupFirst[:g]
-	} else {
-		b.snapLen = append(b.snapLen, int32(b.groupStart-min(d.minRef, b.groupStart)))
-	}
+	b.finishAt(h.Size, int64(len(d.out)), d.minRef)
 	ix := b.index(h, opt)
 	for g := 1; g < len(ix.groupFirst); g++ {
 		ix.store(g, d.out[:ix.cps[ix.groupFirst[g]].out], 0)

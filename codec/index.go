@@ -113,22 +113,75 @@ func (b *indexBuilder) start(cp checkpoint) {
 	b.sc.stopOut = cp.out + blockTarget
 }
 
-// openGroup starts a group at the last checkpoint.
-func (b *indexBuilder) openGroup() {
+// The index's rules below take the decoder's or the scanner's position
+// explicitly (newGroup, mark, finishAt: NewIndexDecode builds with them
+// too); the methods after them feed them the scanner's.
+
+// newGroup starts a group at the last checkpoint.
+func (b *indexBuilder) newGroup() {
 	k := len(b.cps) - 1
 	b.groupFirst = append(b.groupFirst, int32(k))
 	b.groupStart = b.cps[k].out
-	// From maxWindow past the group's start no match reaches before it, so
-	// the scanner's fast loop, which does not track, may run from there.
+}
+
+// closeGroupAt records the open group's snapshot length: its matches reach
+// back to min(minRef, groupStart).
+func (b *indexBuilder) closeGroupAt(minRef int64) {
+	b.snapLen = append(b.snapLen, int32(b.groupStart-min(minRef, b.groupStart)))
+}
+
+// mark starts a block at cp, a packet boundary where the open block has
+// reached blockTarget, and a group there when the open one is done (minRef:
+// the lowest output offset the open group's matches read); it reports
+// whether it started a group. A group closes once it has groupBlocks
+// blocks and its snapshot is at most 1/8 of its output; maxGroupBlocks
+// always satisfies that.
+func (b *indexBuilder) mark(cp checkpoint, minRef int64) bool {
+	b.cps = append(b.cps, cp)
+	nb := len(b.cps) - 1 - int(b.groupFirst[len(b.groupFirst)-1])
+	snapLen := b.groupStart - min(minRef, b.groupStart)
+	if nb >= groupBlocks && snapLen*8 <= cp.out-b.groupStart || nb >= maxGroupBlocks {
+		b.closeGroupAt(minRef)
+		b.newGroup()
+		return true
+	}
+	return false
+}
+
+// finishAt ends the open block at stream offset end with total bytes of
+// output and closes the open group (minRef as for mark).
+func (b *indexBuilder) finishAt(end, total, minRef int64) {
+	if last := b.cps[len(b.cps)-1]; last.out == total && len(b.cps) > 1 {
+		// The tail produced no output: the last block ends at the end
+		// instead of being empty.
+		b.cps = b.cps[:len(b.cps)-1]
+	}
+	b.cps = append(b.cps, checkpoint{in: end, out: total})
+	// The open group still needs its snapshot, unless it lost its only
+	// block to the trimming above.
+	if g := len(b.groupFirst) - 1; g > 0 && int(b.groupFirst[g]) >= len(b.cps)-1 {
+		b.groupFirst = b.groupFirst[:g]
+	} else {
+		b.closeGroupAt(minRef)
+	}
+}
+
+// openGroup starts a group at the last checkpoint for the scanner.
+func (b *indexBuilder) openGroup() {
+	b.newGroup()
+	b.trackGroup()
+}
+
+// trackGroup points the scanner's tracking at the open group: from
+// maxWindow past the group's start no match reaches before it, so the
+// scanner's fast loop, which does not track, may run from there.
+func (b *indexBuilder) trackGroup() {
 	b.sc.minRef = b.groupStart
 	b.sc.trackEnd = b.groupStart + maxWindow
 }
 
-// closeGroup records the open group's snapshot length: its matches reach
-// back to min(minRef, groupStart).
-func (b *indexBuilder) closeGroup() {
-	b.snapLen = append(b.snapLen, int32(b.groupStart-min(b.sc.minRef, b.groupStart)))
-}
+// closeGroup closes the open group with the scanner's reach.
+func (b *indexBuilder) closeGroup() { b.closeGroupAt(b.sc.minRef) }
 
 // scan runs the scanner over its buffer, starting a block at every stop,
 // until it needs more input (errNeedInput), the stream ends (nil) or a
@@ -144,41 +197,18 @@ func (b *indexBuilder) scan() error {
 	}
 }
 
-// boundary starts a block at the packet boundary off, where the open block
-// has reached blockTarget, and a group there when the open one is done.
+// boundary starts a block at the packet boundary off, where the scanner
+// stopped (mark, with the scanner's output, state and reach).
 func (b *indexBuilder) boundary(off int64) {
-	k := len(b.cps) // the block starting here
-	outOff := b.sc.olen
-	b.cps = append(b.cps, checkpoint{in: off, out: outOff, state: b.sc.state})
-	b.sc.stopOut = outOff + blockTarget
-	// Close the group once it has groupBlocks blocks and its snapshot is
-	// at most 1/8 of its output; maxGroupBlocks always satisfies that.
-	nb := k - int(b.groupFirst[len(b.groupFirst)-1])
-	snapLen := b.groupStart - min(b.sc.minRef, b.groupStart)
-	if nb >= groupBlocks && snapLen*8 <= outOff-b.groupStart || nb >= maxGroupBlocks {
-		b.closeGroup()
-		b.openGroup()
+	if b.mark(checkpoint{in: off, out: b.sc.olen, state: b.sc.state}, b.sc.minRef) {
+		b.trackGroup()
 	}
+	b.sc.stopOut = b.sc.olen + blockTarget
 }
 
-// finish ends the open block at stream offset end with the output so far
-// and closes the open group.
-func (b *indexBuilder) finish(end int64) {
-	total := b.sc.olen
-	if last := b.cps[len(b.cps)-1]; last.out == total && len(b.cps) > 1 {
-		// The tail produced no output: the last block ends at the end
-		// instead of being empty.
-		b.cps = b.cps[:len(b.cps)-1]
-	}
-	b.cps = append(b.cps, checkpoint{in: end, out: total})
-	// The open group still needs its snapshot, unless it lost its only
-	// block to the trimming above.
-	if g := len(b.groupFirst) - 1; g > 0 && int(b.groupFirst[g]) >= len(b.cps)-1 {
-		b.groupFirst = b.groupFirst[:g]
-	} else {
-		b.closeGroup()
-	}
-}
+// finish ends the open block at stream offset end with the scanner's
+// output so far and closes the open group.
+func (b *indexBuilder) finish(end int64) { b.finishAt(end, b.sc.olen, b.sc.minRef) }
 
 // index is the finished Index.
 func (b *indexBuilder) index(h Header, opt Options) *Index {
