@@ -25,6 +25,46 @@ const (
 	ReadingSceneRecords Reading = "scene-records"
 )
 
+// Shape is the form a reading gives a table, whatever the unit of its sizes:
+// names follow the shape (SPEC "Named slots in every family"), since sources
+// disagree on units (note 003 measured byte sizes in tables Wrench types in
+// sectors).
+type Shape string
+
+const (
+	ShapePairs        Shape = "pairs"         // {start sector, size} entries, sizes in bytes or sectors
+	ShapeStartList    Shape = "start list"    // bare start sectors
+	ShapeSceneRecords Shape = "scene records" // 83-word SCENE<n> records
+	ShapeLevel        Shape = "level header"
+)
+
+// Shape is the reading's table shape.
+func (r Reading) Shape() Shape {
+	switch r {
+	case ReadingPairsBytes, ReadingPairsSectors:
+		return ShapePairs
+	case ReadingStartList:
+		return ShapeStartList
+	case ReadingSceneRecords:
+		return ShapeSceneRecords
+	case ReadingLevel:
+		return ShapeLevel
+	}
+	return Shape(r)
+}
+
+// Unit is what a pair reading's size fields count ("bytes", "sectors"); ""
+// for the other readings.
+func (r Reading) Unit() string {
+	switch r {
+	case ReadingPairsBytes:
+		return "bytes"
+	case ReadingPairsSectors:
+		return "sectors"
+	}
+	return ""
+}
+
 // Extent is one entry of a container's table that is shown in the tree.
 type Extent struct {
 	Index  int    // table index
@@ -48,8 +88,9 @@ type Candidate struct {
 	Entries    int    // table entries in this reading
 	Valid      int    // entries that would be shown
 	Unused     int    // zero-size entries (zero values in a start list)
-	Sentinels  int    // entries that run past the container's end
+	Sentinels  int    // entries that run past the container's end (and past the run behind it)
 	Invalid    int    // other non-zero entries left out (inside the header, negative length, ...)
+	Beyond     int    // valid entries past the container's file, in the run behind it
 }
 
 // Container is a G/*.WAD whose table could be read.
@@ -71,7 +112,8 @@ type Container struct {
 	Candidates []Candidate // every reading tried, in preference order; the winner is among them
 	Level      *LevelHeader
 	// Documented is the family's published reading ("" when none is
-	// published); Named says the winner is it, so slots have their names.
+	// published); Named says the winner has its shape (pairs in either unit,
+	// a start list, scene records), so slots have their names.
 	Documented Reading
 	Named      bool
 	Header     []byte // the container's own header bytes
@@ -111,6 +153,33 @@ func (e *ContainerError) Unwrap() error { return e.Err }
 // container's first byte in the image.
 func (e *ContainerError) AtImage(base int64) *FormatError {
 	return &FormatError{What: "container " + e.Container + " table", Offset: base + e.Offset, Reason: e.Reason}
+}
+
+// OtherUnit says the slots are named though the table measured in the unit
+// its family is not documented in (pairs in bytes where Wrench types sectors,
+// or the reverse).
+func (c *Container) OtherUnit() bool {
+	return c.Named && c.Reading != c.Documented && c.Reading.Unit() != "" && c.Documented.Unit() != ""
+}
+
+// NamesReason says, for `gcfs info`, whether the slots have their documented
+// names and why; "" for a family with no published layout.
+func (c *Container) NamesReason() string {
+	d := c.Documented
+	switch {
+	case d == "":
+		return ""
+	case c.Named && c.Reading == d:
+		return "documented slot names (the " + string(d) + " reading won)"
+	case c.OtherUnit():
+		return "documented slot names: the table measured as " + string(c.Reading) + " (sizes in " + c.Reading.Unit() +
+			"), not the documented " + string(d) + " (sizes in " + d.Unit() + "); names follow the table's shape, " +
+			string(ShapePairs) + ", whatever the unit"
+	case c.Named:
+		return "documented slot names (the " + string(c.Reading) + " reading has the documented " + string(d.Shape()) + " shape)"
+	}
+	return "table indices: measurement chose " + string(c.Reading) + " (a " + string(c.Reading.Shape()) +
+		" table), not the documented " + string(d) + " (a " + string(d.Shape()) + " table): the documented names do not apply to another shape"
 }
 
 // maxHeaderSize bounds the table read before anything is allocated; the largest
@@ -164,8 +233,10 @@ var families = map[int64]family{
 //   - a start runs to the next different start inside the file in table
 //     order (the last to the file's end); equal starts are one extent, shown
 //     under each index; a start whose next start lies before it is invalid;
-//   - a reading is consistent when its shown extents do not overlap (identical
-//     extents are one), when, if it is a start list, at most 5% of its
+//   - a reading is consistent when its shown extents inside the container do
+//     not overlap (identical extents are one; extents past its end, in the
+//     run behind it, are listed each on its own and never make a reading
+//     inconsistent, even where they overlap), when, if it is a start list, at most 5% of its
 //     non-zero values are not valid starts (sentinels after its last start in
 //     the file, the trailing sentinels the notes report, are not counted), and
 //     when it shows something, unless the container has no sector after its
@@ -173,9 +244,11 @@ var families = map[int64]family{
 //   - the consistent reading touching the most sectors wins, ties going to
 //     pairs-bytes, then pairs-sectors, then the start list.
 //
-// Names: MISC, ARMOR and MPEG pair readings use SPEC's names (numeric past
-// them), a SCENE<n> start list "sceneGG/EE" (83 per group), everything else
-// the table index zero-padded to the widest index, at least 3 digits.
+// Names: a reading of the shape the family is documented in (pairs in either
+// unit for MISC, ARMOR, BONUS, HUD, MPEG and AUDIO<n>; a start list for the
+// global AUDIO; scene records for SCENE<n>) uses SPEC's names (numeric past
+// them), a SCENE<n> plain start list "sceneGG/EE" (83 per group), everything
+// else the table index zero-padded to the widest index, at least 3 digits.
 func ReadContainer(name string, r io.ReaderAt, size int64) (*Container, error) {
 	return ReadContainerIn(name, r, size, size)
 }
@@ -229,7 +302,7 @@ func ReadContainerIn(name string, r io.ReaderAt, size, limit int64) (*Container,
 	}
 	best := -1
 	for i := range cands {
-		cands[i].evaluate(roomy(hs, size))
+		cands[i].evaluate(size, roomy(hs, size))
 		c.Candidates = append(c.Candidates, cands[i].Candidate)
 		if cands[i].Consistent && (best < 0 || cands[i].Coverage > cands[best].Coverage) {
 			best = i
@@ -269,7 +342,7 @@ func ReadContainerIn(name string, r io.ReaderAt, size, limit int64) (*Container,
 	c.Unused = w.Unused
 	c.Sentinels = w.Sentinels
 	c.Skipped = w.Unused + w.Sentinels + w.Invalid
-	c.Named = c.Documented != "" && w.Reading == c.Documented
+	c.Named = c.Documented != "" && w.Reading.Shape() == c.Documented.Shape()
 	// All names go into one buffer, then one string: a 1,534-entry table
 	// costs one allocation for its names, not 1,534.
 	width := numericWidth(len(w.slots))
@@ -486,17 +559,28 @@ func readSceneRecords(table []byte, hs, size int64) reading {
 	return k
 }
 
-// evaluate counts the reading's entries, checks that its valid extents do not
-// overlap (identical extents are one extent named twice) and measures the
-// sectors they touch. roomy says the container has at least one sector after
-// its header, so that a table can point inside it.
-func (k *reading) evaluate(roomy bool) {
-	shown := make([]slot, 0, len(k.slots))
+// evaluate counts the reading's entries, checks that its valid extents inside
+// the container (of size bytes) do not overlap (identical extents are one
+// extent named twice) and measures the sectors they touch. Extents past the
+// container's end, in the run of files behind it, are listed each on its own:
+// note 003 calls some of them descriptors of sectors in the adjacent file, and
+// they may overlap each other or share bytes, so they take no part in
+// deciding whether the reading is consistent (nor whether it tiles the file);
+// their sectors still count in its coverage. roomy says the container has at
+// least one sector after its header, so that a table can point inside it.
+func (k *reading) evaluate(size int64, roomy bool) {
+	shown := make([]slot, 0, len(k.slots))  // every shown extent, for coverage
+	inside := make([]slot, 0, len(k.slots)) // those inside the container, for consistency
 	for _, s := range k.slots {
 		switch s.state {
 		case slotShown:
 			k.Valid++
 			shown = append(shown, s)
+			if s.end > size {
+				k.Beyond++
+			} else {
+				inside = append(inside, s)
+			}
 		case slotUnused:
 			k.Unused++
 		case slotSentinel:
@@ -505,12 +589,14 @@ func (k *reading) evaluate(roomy bool) {
 			k.Invalid++
 		}
 	}
-	slices.SortFunc(shown, func(a, b slot) int {
-		return cmp.Or(cmp.Compare(a.off, b.off), cmp.Compare(a.end, b.end))
-	})
-	shown = slices.CompactFunc(shown, func(a, b slot) bool { return a.off == b.off && a.end == b.end })
+	bySpan := func(a, b slot) int { return cmp.Or(cmp.Compare(a.off, b.off), cmp.Compare(a.end, b.end)) }
+	same := func(a, b slot) bool { return a.off == b.off && a.end == b.end }
+	slices.SortFunc(shown, bySpan)
+	shown = slices.CompactFunc(shown, same)
+	slices.SortFunc(inside, bySpan)
+	inside = slices.CompactFunc(inside, same)
 	k.Consistent = !k.inconsistent
-	if k.Valid == 0 && k.Entries > k.Unused && roomy && k.Consistent {
+	if len(inside) == 0 && k.Entries > k.Unused && roomy && k.Consistent {
 		// Every non-zero entry falls outside a container that has room for
 		// extents: the reading explains nothing. (An all-zero table reads as
 		// an empty one, and so does any table of a header-only container such
@@ -518,20 +604,22 @@ func (k *reading) evaluate(roomy bool) {
 		k.Consistent = false
 		k.Reason = "no entry lies inside the container"
 	}
-	k.tiled = len(shown) > 0
-	var coveredTo int64 // end of the sectors counted so far
-	for i, s := range shown {
+	k.tiled = len(inside) > 0
+	for i, s := range inside {
 		want := (k.hs + SectorSize - 1) / SectorSize
 		if i > 0 {
-			want = (shown[i-1].end + SectorSize - 1) / SectorSize
+			want = (inside[i-1].end + SectorSize - 1) / SectorSize
 		}
 		if s.off/SectorSize != want {
 			k.tiled = false
 		}
-		if i > 0 && s.off < shown[i-1].end && k.Consistent {
+		if i > 0 && s.off < inside[i-1].end && k.Consistent {
 			k.Consistent = false
-			k.Reason = fmt.Sprintf("extents at %#x and %#x overlap", shown[i-1].off, s.off)
+			k.Reason = fmt.Sprintf("extents at %#x and %#x overlap", inside[i-1].off, s.off)
 		}
+	}
+	var coveredTo int64 // end of the sectors counted so far
+	for _, s := range shown {
 		first, last := s.off/SectorSize, (s.end+SectorSize-1)/SectorSize
 		first = max(first, coveredTo)
 		if last > first {

@@ -122,9 +122,9 @@ func TestArmorByteSizes(t *testing.T) {
 	if len(c.Extents) != 30 || c.Skipped != 0 {
 		t.Fatalf("%d extents, %d skipped, want 30, 0", len(c.Extents), c.Skipped)
 	}
-	// Byte sizes are not ARMOR's documented form (Wrench: sectors): the
-	// extents keep their table indices.
-	if c.Named || c.Extents[0].Name != "000" || c.Extents[29].Name != "029" {
+	// Byte sizes are not ARMOR's documented unit (Wrench: sectors), but the
+	// table has the documented shape, pairs: the slots keep their names.
+	if !c.Named || !c.OtherUnit() || c.Extents[0].Name != "armor0_mesh" || c.Extents[29].Name != "wrench5_textures" {
 		t.Fatalf("named %v, names %q %q", c.Named, c.Extents[0].Name, c.Extents[29].Name)
 	}
 	for i, e := range c.Extents {
@@ -178,7 +178,8 @@ func TestArmorSectorSizes(t *testing.T) {
 }
 
 func TestMiscNames(t *testing.T) {
-	// Wrench types MISC with sector sizes: names follow that reading only.
+	// Wrench types MISC with sector sizes, note 003 bytes: names follow the
+	// shape (pairs) in either unit.
 	pairs, end := chainSectors(1, []int64{2, 35, 4, 245, 61, 5, 1})
 	c := mustRead(t, "MISC.WAD", header(0x40, pairWords(pairs)), end)
 	var got []string
@@ -193,7 +194,7 @@ func TestMiscNames(t *testing.T) {
 	}
 	pairs, end = chainBytes(1, []int64{4096, 70000, 8192, 500000, 123457, 9000, 2048})
 	c = mustRead(t, "MISC.WAD", header(0x40, pairWords(pairs)), end)
-	if c.Reading != ReadingPairsBytes || c.Named || c.Extents[0].Name != "000" {
+	if c.Reading != ReadingPairsBytes || !c.Named || c.Extents[0].Name != "debug_font" || c.Extents[1].Layout != PartsIRX {
 		t.Fatalf("MISC read as byte pairs: reading %s named %v first %q", c.Reading, c.Named, c.Extents[0].Name)
 	}
 }
@@ -614,7 +615,7 @@ func TestEveryFamilyEveryReading(t *testing.T) {
 			switch {
 			case b.rd == ReadingStartList && fam.sceneStarts:
 				want0 = "scene00/00"
-			case fam.layout != nil && b.rd == fam.layout.reading:
+			case fam.layout != nil && b.rd.Shape() == fam.layout.reading.Shape(): // names follow the shape, whatever the unit
 				want0 = fam.layout.names[0]
 			default:
 				want0 = strings.Repeat("0", numericWidth(b.entries))

@@ -40,7 +40,7 @@ func readLevel(c *Container, hdr []byte) {
 			k.slots[s] = classify(int64(off)*SectorSize, int64(n)*SectorSize, c.HeaderSize, c.Size)
 		}
 	}
-	k.evaluate(roomy(c.HeaderSize, c.Size))
+	k.evaluate(c.Size, roomy(c.HeaderSize, c.Size))
 	c.Level = h
 	c.Reading = ReadingLevel
 	c.Documented, c.Named = ReadingLevel, true

@@ -7,8 +7,10 @@ import (
 
 // Names of the entries of the families with a published layout (SPEC "The
 // tree, second edition"; DISC-FACTS "What Wrench's unpacker reads"). A table
-// gets these names only when measurement chose the family's documented
-// reading; any other reading keeps table indices.
+// gets these names when measurement chose a reading of the documented shape:
+// pairs in either unit for a family documented as pairs (sources disagree on
+// the unit), a start list for one documented as a start list; a reading of
+// another shape keeps table indices.
 
 // field is one named field of a documented table.
 type field struct {
@@ -21,8 +23,8 @@ type field struct {
 
 // tableLayout is a family's documented table: its reading and its fields.
 type tableLayout struct {
-	reading Reading
-	unit    int // table bytes per slot: 8 for ranges, 4 for start words
+	reading Reading // the documented reading; names apply to any reading of its shape
+	unit    int     // table bytes per slot: 8 for ranges, 4 for start words
 	fields  []field
 	// names and layouts by table index, "" where no field names the index.
 	names   []string
@@ -234,7 +236,7 @@ func (f family) appendName(b []byte, rd Reading, i, width int) ([]byte, PartLayo
 		return appendSceneRecordName(b, i), ""
 	case rd == ReadingStartList && f.sceneStarts && i < SceneStarts:
 		return appendSceneName(b, i), ""
-	case f.layout != nil && rd == f.layout.reading && i < len(f.layout.names) && f.layout.names[i] != "":
+	case f.layout != nil && rd.Shape() == f.layout.reading.Shape() && i < len(f.layout.names) && f.layout.names[i] != "":
 		return append(b, f.layout.names[i]...), f.layout.layouts[i]
 	}
 	return appendPadded(b, i, width), ""

@@ -60,6 +60,11 @@ func (n *Node) Xattrs() []Attr {
 			}
 			add("family", c.Family)
 			add("table", string(c.Reading))
+			if c.Documented != "" && c.Documented != c.Reading {
+				// the family's published reading, when measurement chose
+				// another (a pair table in the other unit is still named)
+				add("documented", string(c.Documented))
+			}
 			num("skipped", int64(c.Skipped))
 			if n.toc != "" {
 				add("toc", n.toc)

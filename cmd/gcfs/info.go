@@ -69,6 +69,7 @@ type infoCandidate struct {
 	Unused     int    `json:"unused"`
 	Sentinels  int    `json:"sentinels"`
 	Invalid    int    `json:"invalid"`
+	Beyond     int    `json:"beyond,omitempty"` // valid entries in the run of files behind the container
 	Won        bool   `json:"won"`
 }
 
@@ -144,17 +145,17 @@ func nodeInfo(n *fsnode.Node) *infoFields {
 			cands = append(cands, infoCandidate{
 				Reading: string(k.Reading), Consistent: k.Consistent, Reason: k.Reason, Coverage: k.Coverage,
 				Entries: k.Entries, Valid: k.Valid, Unused: k.Unused, Sentinels: k.Sentinels, Invalid: k.Invalid,
-				Won: k.Reading == c.Reading,
+				Beyond: k.Beyond, Won: k.Reading == c.Reading,
 			})
 		}
 		f.set("candidates", cands)
 		if c.Documented != "" {
 			f.set("documented", string(c.Documented))
-			switch {
-			case c.Named:
-				f.set("names", "documented slot names (the "+string(c.Documented)+" reading won)")
-			default:
-				f.set("names", "table indices: measurement chose "+string(c.Reading)+", not the documented "+string(c.Documented))
+			f.set("names", c.NamesReason())
+			if c.OtherUnit() {
+				// sources disagree on units: say which one the table measured
+				f.set("measured_unit", c.Reading.Unit())
+				f.set("documented_unit", c.Documented.Unit())
 			}
 		}
 		if c.Preferred != "" {
