@@ -5,7 +5,8 @@
 //
 // Readers (for the views):
 //   - PIF textures (magic "2FIP", 8-bit and 4-bit palettes, the PS2 palette
-//     swizzle, PS2 alpha) and raw RGBA blobs behind a {w, h} header, to PNG.
+//     swizzle, PS2 alpha as Wrench maps it, 4-bit pixels in the GS's order)
+//     and raw RGBA blobs behind a {w, h} header, to PNG.
 //     The PNG is written by hand with stored deflate blocks, so PNGSize gives
 //     its exact byte size from the header alone, and PNGView serves any byte
 //     range of it without encoding the rest.
@@ -17,10 +18,11 @@
 //   - GC subtitle blobs, to one SRT per language.
 //   - IOP modules: the ELF magic.
 //
-// Writers (for gcfs mkdisc): WritePIF, WriteRGBABlob, EncodeVAG and
-// SineSweep, WritePSS, WriteSubtitles, WriteIRX. They are deterministic; they
-// panic on arguments outside their documented ranges (programmer errors, as
-// bytes.Repeat does), never on data.
+// Writers (for gcfs mkdisc): WritePIF, WriteRGBABlob (stored PS2 alpha),
+// EncodePIF, EncodeRGBABlob (a decoded texture, alpha mapped back with
+// PS2AlphaStored), EncodeVAG and SineSweep, WritePSS, WriteSubtitles,
+// WriteIRX. They are deterministic; they panic on arguments outside their
+// documented ranges (programmer errors, as bytes.Repeat does), never on data.
 //
 // Every malformed input is reported as a *FormatError, which wraps ErrFormat
 // and one of the sentinels below, so errors.Is tells "refused: too large"

@@ -69,14 +69,35 @@ func (t *Texture) NRGBAAt(x, y int) color.NRGBA {
 	return t.Palette[t.Pix[i]]
 }
 
-// PS2Alpha maps a PS2 alpha (0..0x80, 0x80 opaque) to 0..255: a*255/128
-// rounded to nearest, values above 0x80 clamped to 255.
+// PS2Alpha maps a stored PS2 alpha (0..0x80, 0x80 opaque) to 0..255 as
+// Wrench maps it (DISC-FACTS), so that every PNG view equals the reference
+// tool's: a < 0x80 → 2a, anything from 0x80 up → 255. Every texture view
+// (PIF palettes of both depths, raw RGBA blobs) goes through it;
+// PS2AlphaStored is its inverse.
 func PS2Alpha(a uint8) uint8 {
 	if a >= 0x80 {
 		return 255
 	}
-	return uint8((int(a)*255 + 64) / 128)
+	return 2 * a
 }
+
+// PS2AlphaStored is PS2Alpha's inverse, the alpha a writer stores for an
+// 8-bit one: 255 → 0x80, anything else a/2. PS2AlphaStored(PS2Alpha(a)) == a
+// for every a in 0..0x80, and PS2Alpha(PS2AlphaStored(v)) == v for every v
+// PS2Alpha yields (the even values up to 254, and 255).
+func PS2AlphaStored(a uint8) uint8 {
+	if a == 255 {
+		return 0x80
+	}
+	return a / 2
+}
+
+// PixelOrder4 says how a 4-bit texture's pixels are ordered in its PNG view:
+// what fsnode shows beside one (user.gcfs.pixel_order). gcfs follows the
+// GS's PSMT4, whose left pixel of a pair is the low nibble; Wrench copies
+// the stored bytes into its PNGs unchanged, so its 4-bit PNGs have each pair
+// swapped (DISC-FACTS).
+const PixelOrder4 = "GS PSMT4: the left pixel of each pair is the stored byte's low nibble; Wrench's PNGs swap each pixel pair"
 
 // SwizzlePaletteIndex maps a palette entry to its stored position in an 8-bit
 // PS2 palette and back (it is its own inverse): bits 3 and 4 swapped.
@@ -295,7 +316,7 @@ func parseRGBABlobHeader(b []byte, size int64) (RGBABlobHeader, error) {
 // ReadRGBABlob decodes a raw RGBA blob: {s32 width, s32 height, 8 bytes}, then
 // width*height RGBA32 pixels, row-major. DISC-FACTS does not say what range
 // its alpha has; like every other PS2 colour on the disc it is read as PS2
-// alpha (0..0x80, scaled with PS2Alpha).
+// alpha (0..0x80, mapped with PS2Alpha, as the PIF palettes are).
 func ReadRGBABlob(r io.ReaderAt, size int64) (*Texture, error) {
 	h, err := StatRGBABlob(r, size)
 	if err != nil {

@@ -33,18 +33,22 @@ func testIndices(w, h, colors int, seed uint64) []byte {
 	return ix
 }
 
-// wantAlpha is the expected PS2 alpha scaling, written out independently:
-// a*255/128 rounded half up, clamped above 0x80.
+// wantAlpha is the expected PS2 alpha mapping, written out independently:
+// Wrench's (DISC-FACTS), twice the stored value below 0x80, opaque from 0x80
+// up.
 func wantAlpha(a uint8) uint8 {
-	if a > 0x80 {
-		a = 0x80
+	if a >= 0x80 {
+		return 255
 	}
-	v := float64(a) * 255 / 128
-	return uint8(v + 0.5)
+	return a + a
 }
 
+// TestPS2Alpha checks the mapping for every stored value 0..255 and its
+// inverse for every 8-bit value; the pair round-trips 0..0x80.
 func TestPS2Alpha(t *testing.T) {
-	fixed := map[uint8]uint8{0: 0, 0x80: 255, 0x40: 128, 1: 2, 0x7f: 253, 0x81: 255, 0xff: 255, 0x20: 64}
+	// The values where a*255/128 (the rule before Wrench's) differs show
+	// the table: 0x41 → 130, 0x7f → 254.
+	fixed := map[uint8]uint8{0: 0, 1: 2, 0x20: 64, 0x40: 128, 0x41: 130, 0x60: 192, 0x7e: 252, 0x7f: 254, 0x80: 255, 0x81: 255, 0xc0: 255, 0xff: 255}
 	for a, want := range fixed {
 		if got := PS2Alpha(a); got != want {
 			t.Errorf("PS2Alpha(%#x) = %d, want %d", a, got, want)
@@ -53,6 +57,88 @@ func TestPS2Alpha(t *testing.T) {
 	for a := 0; a < 256; a++ {
 		if got, want := PS2Alpha(uint8(a)), wantAlpha(uint8(a)); got != want {
 			t.Errorf("PS2Alpha(%#x) = %d, want %d", a, got, want)
+		}
+		want := uint8(a / 2)
+		if a == 255 {
+			want = 0x80
+		}
+		if got := PS2AlphaStored(uint8(a)); got != want {
+			t.Errorf("PS2AlphaStored(%d) = %#x, want %#x", a, got, want)
+		}
+	}
+	for a := 0; a <= 0x80; a++ {
+		if back := PS2AlphaStored(PS2Alpha(uint8(a))); back != uint8(a) {
+			t.Errorf("stored %#x → %d → %#x", a, PS2Alpha(uint8(a)), back)
+		}
+	}
+}
+
+// TestTextureWritersRoundTrip: EncodePIF and EncodeRGBABlob store a decoded
+// texture's alphas back as they were, for every stored alpha 0..0x80, and
+// the PNG image/png reads has Wrench's alphas.
+func TestTextureWritersRoundTrip(t *testing.T) {
+	pal := make([]color.RGBA, 256)
+	for i := range pal {
+		pal[i] = color.RGBA{uint8(i), uint8(255 - i), uint8(i * 3), uint8(i % 0x81)}
+	}
+	ix := testIndices(16, 16, 256, 3)
+	for i := range 256 {
+		ix[i] = byte(i) // every colour used
+	}
+	pix := make([]color.RGBA, 0x81)
+	for i := range pix {
+		pix[i] = color.RGBA{uint8(i), 1, 2, uint8(i)}
+	}
+	for _, c := range []struct {
+		name   string
+		stored []byte
+		decode func([]byte) (*Texture, error)
+		encode func(*Texture) ([]byte, error)
+		want   func(x, y int) color.RGBA
+	}{
+		{"pif8", WritePIF(16, 16, 8, pal, ix), DecodePIF, EncodePIF, func(x, y int) color.RGBA { return pal[ix[16*y+x]] }},
+		{"pif4", WritePIF(16, 16, 4, pal[0x70:0x80], testIndices(16, 16, 16, 4)), DecodePIF, EncodePIF, nil},
+		{"rgba", WriteRGBABlob(0x81, 1, pix), DecodeRGBABlob, EncodeRGBABlob, func(x, y int) color.RGBA { return pix[x] }},
+	} {
+		tex, err := c.decode(c.stored)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		back, err := c.encode(tex)
+		if err != nil || !bytes.Equal(back, c.stored) {
+			t.Fatalf("%s: written back differs (%v)", c.name, err)
+		}
+		if c.want != nil {
+			checkPNG(t, EncodePNG(tex), tex.Width, tex.Height, c.want)
+		}
+	}
+	if _, err := EncodePIF(&Texture{Shape: Shape{1, 1, 32}, Pix: make([]byte, 4)}); !errors.Is(err, ErrShape) {
+		t.Errorf("EncodePIF of an RGBA texture: %v", err)
+	}
+	if _, err := EncodeRGBABlob(&Texture{Shape: Shape{1, 1, 8}, Palette: make([]color.NRGBA, 256), Pix: []byte{0}}); !errors.Is(err, ErrShape) {
+		t.Errorf("EncodeRGBABlob of a paletted texture: %v", err)
+	}
+}
+
+// TestPNG4PixelOrder: a 4-bit PNG's left pixel of each pair is the stored
+// byte's low nibble (the GS's order, not Wrench's), as image/png reads it.
+func TestPNG4PixelOrder(t *testing.T) {
+	pal := make([]color.RGBA, 16)
+	for i := range pal {
+		pal[i] = color.RGBA{uint8(16 * i), 0, 0, 0x80}
+	}
+	b := WritePIF(4, 1, 4, pal, []byte{1, 2, 3, 4})
+	if px := b[PIFHeaderSize+64:]; px[0] != 0x21 || px[1] != 0x43 {
+		t.Fatalf("stored pixels % x, want 21 43", px)
+	}
+	tex, _ := DecodePIF(b)
+	img, err := png.Decode(bytes.NewReader(EncodePNG(tex)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x, want := range []uint8{16, 32, 48, 64} {
+		if r, _, _, _ := img.At(x, 0).RGBA(); uint8(r>>8) != want {
+			t.Errorf("pixel %d red %d, want %d", x, r>>8, want)
 		}
 	}
 }

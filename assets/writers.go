@@ -13,7 +13,8 @@ import (
 // WritePIF writes a PIF texture: w×h (1..MaxDimension), depth 8 (format
 // 0x13, 256-colour palette stored swizzled) or 4 (format 0x94, 16 colours,
 // pixels low nibble first). palette holds up to 2^depth colours with PS2
-// alpha (0..0x80), stored as given; missing entries are zero. indices holds
+// alpha (0..0x80), stored as given (EncodePIF writes a decoded texture,
+// 8-bit alpha mapped back with PS2AlphaStored); missing entries are zero. indices holds
 // one palette index a pixel, row-major. The header's file_size is the
 // texture's size; clut_format and clut_order are 0, mip_levels 1.
 func WritePIF(w, h int, depth int, palette []color.RGBA, indices []byte) []byte {
@@ -60,7 +61,8 @@ func WritePIF(w, h int, depth int, palette []color.RGBA, indices []byte) []byte 
 }
 
 // WriteRGBABlob writes a raw RGBA blob: {s32 w, s32 h, 8 zero bytes}, then
-// the w*h pixels (RGBA, PS2 alpha 0..0x80, stored as given).
+// the w*h pixels (RGBA, PS2 alpha 0..0x80, stored as given; EncodeRGBABlob
+// writes a decoded texture).
 func WriteRGBABlob(w, h int, pix []color.RGBA) []byte {
 	s := Shape{Width: w, Height: h, Depth: 32}
 	if !s.valid() || len(pix) != w*h {
@@ -73,6 +75,37 @@ func WriteRGBABlob(w, h int, pix []color.RGBA) []byte {
 		copy(out[RGBABlobHeaderSize+4*i:], []byte{c.R, c.G, c.B, c.A})
 	}
 	return out
+}
+
+// EncodePIF writes a texture of depth 4 or 8 (8-bit alpha, as DecodePIF
+// gives it) as a PIF, each alpha stored with PS2AlphaStored: DecodePIF's
+// inverse, byte for byte, for every PIF WritePIF writes with alphas in
+// 0..0x80. It returns ErrShape for a texture whose shape, palette and pixels
+// disagree or whose depth is 32.
+func EncodePIF(t *Texture) ([]byte, error) {
+	if !t.valid() || t.Depth == 32 {
+		return nil, ErrShape
+	}
+	pal := make([]color.RGBA, len(t.Palette))
+	for i, c := range t.Palette {
+		pal[i] = color.RGBA{c.R, c.G, c.B, PS2AlphaStored(c.A)}
+	}
+	return WritePIF(t.Width, t.Height, t.Depth, pal, t.Pix), nil
+}
+
+// EncodeRGBABlob writes a depth-32 texture (8-bit alpha) as a raw RGBA blob,
+// each alpha stored with PS2AlphaStored: DecodeRGBABlob's inverse for every
+// blob WriteRGBABlob writes with alphas in 0..0x80. ErrShape as EncodePIF.
+func EncodeRGBABlob(t *Texture) ([]byte, error) {
+	if !t.valid() || t.Depth != 32 {
+		return nil, ErrShape
+	}
+	pix := make([]color.RGBA, t.Width*t.Height)
+	for i := range pix {
+		p := t.Pix[4*i : 4*i+4]
+		pix[i] = color.RGBA{p[0], p[1], p[2], PS2AlphaStored(p[3])}
+	}
+	return WriteRGBABlob(t.Width, t.Height, pix), nil
 }
 
 // EncodeVAG encodes 16-bit mono PCM as a VAG at rate (1..MaxSampleRate)

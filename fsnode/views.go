@@ -44,9 +44,12 @@ type viewMeta struct {
 	kind   string
 	lang   int // ViewSRT: index into assets.Languages
 	rgba   bool
-	once   sync.Once
-	rate   assets.Rate // ViewSRT: the frame rate used, once read
-	note   string      // ViewSRT: why the default rate is used
+	// pixelOrder (a 4-bit texture's PNG): how its pixel pairs are ordered,
+	// user.gcfs.pixel_order.
+	pixelOrder string
+	once       sync.Once
+	rate       assets.Rate // ViewSRT: the frame rate used, once read
+	note       string      // ViewSRT: why the default rate is used
 }
 
 // views sniffs every file inside a container and adds its views; with
@@ -121,7 +124,11 @@ func (b *builder) viewsOf(n *Node) {
 			n.viewErr = fmt.Errorf("no PNG: %w", err)
 			return
 		}
-		b.addView(n, n.Name+".png", ViewPNG, h.PNGSize(), &viewMeta{source: n, kind: ViewPNG})
+		m := &viewMeta{source: n, kind: ViewPNG}
+		if h.Format == assets.PIFFormat4 {
+			m.pixelOrder = assets.PixelOrder4
+		}
+		b.addView(n, n.Name+".png", ViewPNG, h.PNGSize(), m)
 	case assets.KindVAG:
 		h, err := assets.StatVAG(hdr, size)
 		base := n.Name

@@ -16,7 +16,7 @@ import (
 
 // pifPixel decodes pixel (x, y) of a PIF texture as DISC-FACTS describes it:
 // 8-bit palettes stored with bits 3 and 4 of the index swapped, 4-bit pixels
-// low nibble first, PS2 alpha 0..0x80 scaled to 0..255.
+// low nibble first, PS2 alpha mapped as Wrench maps it (wrenchAlpha).
 func pifPixel(b []byte, x, y int) (r, g, bl, a uint8) {
 	le := binary.LittleEndian
 	w := int(le.Uint32(b[8:]))
@@ -37,11 +37,16 @@ func pifPixel(b []byte, x, y int) (r, g, bl, a uint8) {
 	}
 	_ = colours
 	p := b[0x20+4*idx:]
-	alpha := int(p[3])
-	if alpha > 0x80 {
-		alpha = 0x80
+	return p[0], p[1], p[2], wrenchAlpha(p[3])
+}
+
+// wrenchAlpha is DISC-FACTS's alpha rule: a stored a < 0x80 is 2a, anything
+// from 0x80 up opaque.
+func wrenchAlpha(a uint8) uint8 {
+	if a >= 0x80 {
+		return 255
 	}
-	return p[0], p[1], p[2], uint8((alpha*255 + 64) / 128)
+	return 2 * a
 }
 
 func TestPNGViewPixels(t *testing.T) {
@@ -54,6 +59,11 @@ func TestPNGViewPixels(t *testing.T) {
 		view := mustLookup(t, tree, p+".png")
 		if k, s := view.View(); k != ViewPNG || s.Path() != p {
 			t.Fatalf("%s.png: view %q of %v", p, k, s)
+		}
+		// A 4-bit texture's PNG says its pixel order (the GS's, not Wrench's).
+		order, has := view.Xattr(XattrPrefix + "pixel_order")
+		if four := binary.LittleEndian.Uint32(src[16:]) == 0x94; four != has || four && !strings.Contains(order, "low nibble") {
+			t.Fatalf("%s.png: pixel_order %q (%v), 4-bit %v", p, order, has, four)
 		}
 		pngBytes := readAll(t, view)
 		img, err := png.Decode(bytes.NewReader(pngBytes))
@@ -88,7 +98,7 @@ func TestPNGViewPixels(t *testing.T) {
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			px := blob[16+4*(y*w+x):]
-			a := uint8((int(min(px[3], 0x80))*255 + 64) / 128)
+			a := wrenchAlpha(px[3])
 			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
 			if c.A != a || a != 0 && (c.R != px[0] || c.G != px[1] || c.B != px[2]) {
 				t.Fatalf("RGBA blob (%d,%d): png %v, blob % x", x, y, c, px[:4])

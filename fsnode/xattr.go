@@ -35,6 +35,9 @@ func (n *Node) Xattrs() []Attr {
 	if n.vm != nil {
 		add("view", n.vm.kind)
 		add("source", n.vm.source.path)
+		if n.vm.pixelOrder != "" {
+			add("pixel_order", n.vm.pixelOrder)
+		}
 	}
 	if n.viewDirOf != nil { // a subtitle blob's NAME.d/ of SRT views
 		add("source", n.viewDirOf.path)

@@ -15,23 +15,30 @@ import (
 // to show: PIF textures, texlists and matlists, the irx bundle of IOP
 // modules, RGBA blobs behind a {w, h} header, credits text blobs.
 
-// pifTexture is a PIF texture (assets.WritePIF: the 0x20-byte header, the
+// pifTexture is a PIF texture (assets.EncodePIF: the 0x20-byte header, the
 // palette, 8-bit palettes stored in the PS2's swizzled order, PS2 alpha
 // 0..0x80, the pixels), w×h at depth 4 or 8, of a pattern drawn from rng.
+// Its colours are drawn as the PNG shows them (8-bit alpha) and stored with
+// the inverse of the view's alpha mapping, so that the stored alphas run
+// 0..0x80 and the PNG's are exactly what was drawn.
 func pifTexture(rng *rand.Rand, w, h, depth int) []byte {
 	colours := 1 << depth
 	base := rng.IntN(256)
-	pal := make([]color.RGBA, colours)
-	for i := range pal {
-		pal[i] = color.RGBA{R: byte(base + i*3), G: byte(255 - i), B: byte(i * 7), A: byte(min(0x80, i*0x80/(colours-1)))}
+	tex := &assets.Texture{Shape: assets.Shape{Width: w, Height: h, Depth: depth}, Palette: make([]color.NRGBA, colours), Pix: make([]byte, w*h)}
+	for i := range tex.Palette {
+		stored := byte(min(0x80, i*0x80/(colours-1)))
+		tex.Palette[i] = color.NRGBA{R: byte(base + i*3), G: byte(255 - i), B: byte(i * 7), A: assets.PS2Alpha(stored)}
 	}
-	idx := make([]byte, w*h)
 	for y := range h {
 		for x := range w {
-			idx[y*w+x] = byte((x*3 + y*5 + base) % colours)
+			tex.Pix[y*w+x] = byte((x*3 + y*5 + base) % colours)
 		}
 	}
-	return assets.WritePIF(w, h, depth, pal, idx)
+	b, err := assets.EncodePIF(tex)
+	if err != nil {
+		panic(fmt.Sprintf("mkdisc: pifTexture %dx%d depth %d: %v", w, h, depth, err))
+	}
+	return b
 }
 
 // randomTexture is a PIF of a size drawn from rng, both depths.
@@ -49,14 +56,20 @@ func randomTexture(rng *rand.Rand, small bool) []byte {
 }
 
 // rgbaBlob is raw RGBA behind a 16-byte {s32 width, s32 height, 8 bytes}
-// header (BONUS credits_images, the irx image), PS2 alpha.
+// header (BONUS credits_images, the irx image), PS2 alpha: every stored
+// value 0..0x80 in turn, written from the 8-bit alpha the PNG shows
+// (assets.EncodeRGBABlob).
 func rgbaBlob(rng *rand.Rand, w, h int) []byte {
 	seed := rng.IntN(256)
-	pix := make([]color.RGBA, w*h)
-	for i := range pix {
-		pix[i] = color.RGBA{R: byte(i%w*4 + seed), G: byte(i / w * 4), B: byte(seed), A: byte(i % 0x81)}
+	tex := &assets.Texture{Shape: assets.Shape{Width: w, Height: h, Depth: 32}, Pix: make([]byte, 4*w*h)}
+	for i := range w * h {
+		copy(tex.Pix[4*i:], []byte{byte(i%w*4 + seed), byte(i / w * 4), byte(seed), assets.PS2Alpha(byte(i % 0x81))})
 	}
-	return assets.WriteRGBABlob(w, h, pix)
+	b, err := assets.EncodeRGBABlob(tex)
+	if err != nil {
+		panic(fmt.Sprintf("mkdisc: rgbaBlob %dx%d: %v", w, h, err))
+	}
+	return b
 }
 
 // iopModule is an IOP module (an IRX: a MIPS ELF of type 0xff80), n bytes.
