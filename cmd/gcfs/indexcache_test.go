@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,5 +77,29 @@ func TestIndexCacheCLI(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(s[0]); string(b) == "not a sidecar" {
 		t.Error("the damaged sidecar was not rewritten")
+	}
+}
+
+// TestWarningsEscaped: what the CLI writes to stderr has its control
+// characters escaped, whoever formatted it: a path with ESC and a newline
+// in extract's warning is one line showing \x1b and \n.
+func TestWarningsEscaped(t *testing.T) {
+	img, _ := genLayout(t, mkdisc.Small)
+	bad := "/G/\x1b[2J\nforged: warning: all good"
+	r := treeRun(t, "extract", "--no-index-cache", img, t.TempDir(), "/SYSTEM.CNF", bad)
+	if strings.ContainsAny(r.errOut, "\x1b") || strings.Contains(r.errOut, "\nforged") {
+		t.Errorf("raw control characters on stderr: %q", r.errOut)
+	}
+	if !strings.Contains(r.errOut, `/G/\x1b[2J\nforged: warning: all good: no such file`) {
+		t.Errorf("stderr %q does not show the path escaped", r.errOut)
+	}
+}
+
+// TestMountLogEscaped: the mount log's sink escapes what it is given.
+func TestMountLogEscaped(t *testing.T) {
+	var b strings.Builder
+	logSink(log.New(&b, "", 0))("%s: %v", "G/\x1b[31mX\ny", "rule \x1b\nforged")
+	if got, want := b.String(), `G/\x1b[31mX\ny: rule \x1b\nforged`+"\n"; got != want {
+		t.Errorf("log %q, want %q", got, want)
 	}
 }
