@@ -220,18 +220,32 @@ func (b *builder) loadSidecar() {
 	s.dirty = 1 // replace it
 }
 
+// readSidecarFile reads the sidecar at path, never blocking on it nor
+// following it: anything but a regular file there (a FIFO, a device, a
+// directory, a symbolic link) is refused before it is opened (Lstat), and
+// the open itself neither follows a link nor waits (O_NOFOLLOW|O_NONBLOCK),
+// with fstat checking that what it opened is the regular file Lstat saw (a
+// swap between the two is refused too). The save then replaces what is
+// there by a rename, which never opens it.
 func readSidecarFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	lfi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
+	}
+	if !lfi.Mode().IsRegular() {
+		return nil, &SidecarError{Path: path, Reason: notRegular(lfi.Mode())}
+	}
+	f, err := openNoBlock(path)
+	if err != nil {
+		return nil, &SidecarError{Path: path, Reason: "opening: " + unwrapPath(err).Error()}
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, &SidecarError{Path: path, Reason: "fstat: " + unwrapPath(err).Error()}
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, &SidecarError{Path: path, Reason: "not a regular file"}
+	if !fi.Mode().IsRegular() || !os.SameFile(fi, lfi) {
+		return nil, &SidecarError{Path: path, Reason: notRegular(fi.Mode()) + " (replaced as it was opened)"}
 	}
 	if fi.Size() > maxSidecarBytes {
 		return nil, &SidecarError{Path: path, Reason: fmt.Sprintf("%d bytes, more than the %d a sidecar may have", fi.Size(), maxSidecarBytes)}
@@ -241,6 +255,31 @@ func readSidecarFile(path string) ([]byte, error) {
 		return nil, &SidecarError{Path: path, Reason: "reading: " + err.Error()}
 	}
 	return data, nil
+}
+
+func notRegular(m os.FileMode) string {
+	what := "not a regular file"
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		what += " (a named pipe)"
+	case m&os.ModeSymlink != 0:
+		what += " (a symbolic link)"
+	case m.IsDir():
+		what += " (a directory)"
+	case m&os.ModeDevice != 0:
+		what += " (a device)"
+	case m&os.ModeSocket != 0:
+		what += " (a socket)"
+	}
+	return what
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // sideReader decodes the sidecar format, every field bounds-checked.

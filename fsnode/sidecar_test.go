@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -525,5 +526,102 @@ func TestPruneSidecars(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s removed", filepath.Base(p))
 		}
+	}
+}
+
+// TestSidecarNotRegular: a FIFO, a directory or a symbolic link at the
+// sidecar's path is refused without blocking (the build returns within a
+// deadline, a FIFO with no writer would hang an open) or following it, with
+// one warning; the tree is the one built without it, and the save replaces
+// what is there with the sidecar (by a rename: the link's target is left as
+// it was), except a directory, which it cannot replace.
+func TestSidecarNotRegular(t *testing.T) {
+	path := copyOf(t)
+	dir := t.TempDir()
+	t1, _, _ := buildIndexed(t, path, dir, Options{})
+	want := statAll(t, t1)
+	if err := t1.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	side := t1.IndexFile()
+	target := filepath.Join(t.TempDir(), "target")
+	cases := map[string]func() error{
+		"fifo":    func() error { return syscall.Mkfifo(side, 0o600) },
+		"dir":     func() error { return os.Mkdir(side, 0o700) },
+		"symlink": func() error { os.WriteFile(target, []byte("kept"), 0o600); return os.Symlink(target, side) },
+		"dangling": func() error {
+			return os.Symlink(filepath.Join(t.TempDir(), "nothing"), side)
+		},
+	}
+	for name, mk := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := os.RemoveAll(side); err != nil {
+				t.Fatal(err)
+			}
+			if err := mk(); err != nil {
+				t.Fatal(err)
+			}
+			type built struct {
+				tree *Tree
+				logs *testdisc.Log
+			}
+			done := make(chan built, 1)
+			go func() {
+				t2, _, logs := buildIndexed(t, path, dir, Options{})
+				statAll(t, t2)
+				done <- built{t2, logs}
+			}()
+			var b built
+			select {
+			case b = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the build blocked on the sidecar's path")
+			}
+			var lines []string
+			for _, l := range b.logs.Lines() {
+				if strings.Contains(l, "index sidecar") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 || !strings.Contains(lines[0], "not a regular file") {
+				t.Errorf("log lines about the sidecar: %q, want one saying it is not a regular file", lines)
+			}
+			got := statAll(t, b.tree)
+			for p, w := range want {
+				if got[p] != w {
+					t.Errorf("%s: %q, want %q", p, got[p], w)
+				}
+			}
+			err := b.tree.SaveIndex()
+			fi, lerr := os.Lstat(side)
+			if name == "dir" {
+				if err == nil || lerr != nil || !fi.IsDir() {
+					t.Errorf("a directory at the path: save %v, then %v", err, fi.Mode())
+				}
+				return
+			}
+			if err != nil || lerr != nil || !fi.Mode().IsRegular() {
+				t.Errorf("save %v: the path is %v (%v), want the sidecar", err, fi.Mode(), lerr)
+			}
+			if kept, _ := os.ReadFile(target); name == "symlink" && string(kept) != "kept" {
+				t.Errorf("the link's target was written: %q", kept)
+			}
+		})
+	}
+	// The cleanup keeping 32 sidecars opens none and leaves a FIFO alone.
+	os.RemoveAll(side)
+	fifo := filepath.Join(dir, "0000.idx")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { pruneSidecars(dir, side, 1); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("pruneSidecars blocked on a FIFO")
+	}
+	if _, err := os.Lstat(fifo); err != nil {
+		t.Errorf("the FIFO was removed: %v", err)
 	}
 }
