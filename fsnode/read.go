@@ -359,11 +359,14 @@ func (n *Node) index() (*codec.Index, error) {
 	if err != nil {
 		return nil, n.streamErr(err)
 	}
-	defer n.sideRecordIndex(ix)
 	if ix.Size() != n.decSize {
-		// The scan and the index disagree: trust neither silently.
+		// The size step and the index disagree: trust neither silently.
+		// A size from the sidecar was wrong: the entry gets the stream's.
+		n.sideRecord(ix.Size(), nil)
+		n.sideRecordIndex(ix)
 		return nil, n.streamErr(fmt.Errorf("index says %d decoded bytes, size scan %d", ix.Size(), n.decSize))
 	}
+	defer n.sideRecordIndex(ix)
 	n.tree.indexes.put(n, ix)
 	return ix, nil
 }

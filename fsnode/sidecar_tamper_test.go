@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"gcfs/codec"
 )
 
 // rewriteSidecar rewrites the entries of the sidecar file with fn and seals
@@ -216,5 +218,96 @@ func TestSidecarRewritten(t *testing.T) {
 				t.Errorf("%d of %d entries not rewritten true", wrong, len(goodEnts))
 			}
 		})
+	}
+}
+
+// growLastBlock adds d bytes to the output of an index's last block (its
+// size with it), every other field as it was.
+func growLastBlock(data []byte, d uint64) []byte {
+	off := 1
+	uv := func() uint64 { v, n := binary.Uvarint(data[off:]); off += n; return v }
+	ncps := uv()
+	out := binary.AppendUvarint([]byte{data[0]}, ncps)
+	for i := uint64(0); i < ncps; i++ {
+		din, dout := uv(), uv()
+		if i == ncps-1 {
+			dout += d
+		}
+		out = binary.AppendUvarint(binary.AppendUvarint(out, din), dout)
+		out = append(out, data[off])
+		off++
+	}
+	return append(out, data[off:]...)
+}
+
+// TestSidecarForgedSizeAndIndex: a size and an index forged to agree with
+// each other (and within the stream's bounds) cannot be caught without
+// reading the stream, so the stat gives the forged size; but the first
+// decode through the index fails its checkpoints, the fresh scan finds
+// the stream's size, and the file reads an error, never wrong bytes; the
+// save corrects the entry, and the next tree is the one built without a
+// sidecar. A size forged past what the stream's length can decode to is
+// refused at once.
+func TestSidecarForgedSizeAndIndex(t *testing.T) {
+	path := copyOf(t)
+	ref, _ := openDisc(t, path, -1, Options{})
+	want := statAll(t, ref)
+	dir := t.TempDir()
+	t1, _, _ := buildIndexed(t, path, dir, Options{})
+	statAll(t, t1)
+	if err := t1.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	var victim, huge *Node
+	_ = t1.Walk(func(n *Node) error {
+		if n.Kind == Decoded && n.Err() == nil && n.within == nil && t1.indexes.get(n) != nil {
+			if victim == nil {
+				victim = n
+			} else if huge == nil {
+				huge = n
+			}
+		}
+		return nil
+	})
+	if huge == nil {
+		t.Fatal("test setup: no decoded files")
+	}
+	hugeBy := uint64(codec.MaxDecodedSize(huge.streamLen()) - huge.Size() + 1)
+	rewriteSidecar(t, t1.IndexFile(), t1.side.key, func(k string, e *sideEntry) {
+		switch k {
+		case victim.sideKey():
+			e.size += 4096
+			e.index = growLastBlock(e.index, 4096)
+		case huge.sideKey():
+			e.size += int64(hugeBy)
+			e.index = growLastBlock(e.index, hugeBy)
+		}
+	})
+	t2, _, _ := buildIndexed(t, path, dir, Options{})
+	v2 := mustLookup(t, t2, victim.Path())
+	if v2.Size() != victim.Size()+4096 {
+		t.Fatalf("test setup: the forged size is not served (%d, true %d)", v2.Size(), victim.Size())
+	}
+	if h2 := mustLookup(t, t2, huge.Path()); h2.Size() != huge.Size() {
+		t.Errorf("%s: size %d past its stream's bound served (true %d)", huge.Path(), h2.Size(), huge.Size())
+	}
+	if r, err := v2.Open(); err == nil {
+		b := make([]byte, r.Size())
+		if k, err := r.ReadAt(b, 0); err == nil {
+			t.Errorf("%s: read %d bytes of a forged size with no error", v2.Path(), k)
+		}
+	}
+	if err := t2.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	t3, _, _ := buildIndexed(t, path, dir, Options{})
+	got := statAll(t, t3)
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: the next tree has %q, without a sidecar %q", p, got[p], w)
+		}
+	}
+	if b := readAll(t, mustLookup(t, t3, victim.Path())); !bytes.Equal(b, readAll(t, victim)) {
+		t.Errorf("%s: reads differently in the next tree", victim.Path())
 	}
 }
