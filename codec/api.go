@@ -58,6 +58,25 @@ type Options struct {
 	MaxOutput int64
 }
 
+// maxExpansion is the most output one byte of a stream's packets yields:
+// a match of the longest length (288 bytes: flag, length byte, two
+// distance bytes) is 72 per byte; its little literals, a byte for a byte;
+// a far match 264 for 4, a short match 8 for 2, literals less than one.
+const maxExpansion = 72
+
+// MaxDecodedSize is the most a stream of declared size bytes (header
+// included) can decode to, whatever its packets: a bound to check a decoded
+// size that comes from elsewhere (a cache) against the stream's own.
+func MaxDecodedSize(size int64) int64 {
+	if size <= HeaderSize {
+		return 0
+	}
+	if size-HeaderSize > math.MaxInt64/maxExpansion {
+		return math.MaxInt64
+	}
+	return (size - HeaderSize) * maxExpansion
+}
+
 // outputLimit is MaxOutput, with no limit as the largest offset.
 func (o Options) outputLimit() int64 {
 	if o.MaxOutput <= 0 {

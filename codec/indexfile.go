@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync/atomic"
 )
 
@@ -166,4 +167,44 @@ func LoadIndex(r io.ReaderAt, size int64, opt Options, data []byte) (*Index, err
 	}
 	ix.snaps = make([]atomic.Pointer[[]byte], ng)
 	return ix, nil
+}
+
+// PeekIndex reads, from AppendBinary's bytes alone, the decoded size and
+// the stream's length (header included) the index says: its last
+// checkpoint. It checks only what it reads (the version, the varints, the
+// checkpoint count against the data's length, offsets that do not
+// overflow); LoadIndex checks the rest against the stream. A caller that
+// keeps a decoded size beside an index tells with it, reading no stream,
+// whether the two agree.
+func PeekIndex(data []byte) (decoded, stream int64, err error) {
+	bad := func(off int, what string) error {
+		return fmt.Errorf("%w: byte %d: %s", ErrIndexData, off, what)
+	}
+	if len(data) < 1 || data[0] != indexFileVersion {
+		return 0, 0, bad(0, fmt.Sprintf("not an index of version %d", indexFileVersion))
+	}
+	off := 1
+	uv := func() (uint64, bool) {
+		v, n := binary.Uvarint(data[off:])
+		if n <= 0 {
+			return 0, false
+		}
+		off += n
+		return v, true
+	}
+	ncps, ok := uv()
+	if !ok || ncps < 2 || ncps > uint64(len(data)-off)/3 {
+		return 0, 0, bad(off, "checkpoint count")
+	}
+	in, out := uint64(HeaderSize), uint64(0)
+	for range ncps {
+		din, ok1 := uv()
+		dout, ok2 := uv()
+		if !ok1 || !ok2 || off >= len(data) || din > math.MaxInt64-in || dout > math.MaxInt64-out {
+			return 0, 0, bad(off, "checkpoint truncated or out of range")
+		}
+		off++ // state
+		in, out = in+din, out+dout
+	}
+	return int64(out), int64(in), nil
 }

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"errors"
+	"math"
 	"testing"
 )
 
@@ -102,12 +103,16 @@ func FuzzLoadIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := bytes.Clone(data)
 		r := bytes.NewReader(enc)
+		dec, end, perr := PeekIndex(data) // must not panic, whatever the bytes
 		lx, err := LoadIndex(r, int64(len(enc)), Options{}, data)
 		if !bytes.Equal(in, data) {
 			t.Fatal("LoadIndex mutated its input")
 		}
 		if err != nil {
 			return
+		}
+		if perr != nil || dec != lx.Size() || end != int64(len(enc)) {
+			t.Fatalf("PeekIndex says %d bytes of a %d-byte stream (%v), LoadIndex accepts %d of %d", dec, end, perr, lx.Size(), len(enc))
 		}
 		p := make([]byte, lx.Size())
 		if n, err := lx.ReadAt(r, p, 0); err == nil && (lx.Size() != int64(len(full)) || !bytes.Equal(p[:n], full)) {
@@ -134,5 +139,63 @@ func TestLoadIndexParallelBuilt(t *testing.T) {
 	p := make([]byte, len(full))
 	if n, err := lx.ReadAt(r, p, 0); n != len(full) || !bytes.Equal(p, full) {
 		t.Fatalf("loaded parallel index: %d bytes, %v", n, err)
+	}
+}
+
+// PeekIndex reads the decoded size and stream length an index ends at,
+// from its bytes alone: those LoadIndex and the index agree on, for indexes
+// of one block and of many, sequential and parallel; a truncated or foreign
+// encoding is an error wrapping ErrIndexData.
+func TestPeekIndex(t *testing.T) {
+	for _, n := range []int{0, 1, 5000, 300000, 2 << 20} {
+		enc := Encode(SampleData(int64(n)+1, n), EncodeOptions{})
+		seq, err := NewIndex(bytes.NewReader(enc), int64(len(enc)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		par, err := NewIndexParallel(enc, 2, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ix := range []*Index{seq, par} {
+			data := ix.AppendBinary(nil)
+			dec, end, err := PeekIndex(data)
+			if err != nil || dec != ix.Size() || end != int64(len(enc)) {
+				t.Errorf("%d bytes: PeekIndex %d, %d, %v; want %d, %d", n, dec, end, err, ix.Size(), len(enc))
+			}
+			for _, bad := range [][]byte{nil, data[:len(data)/2], append([]byte{9}, data[1:]...)} {
+				if _, _, err := PeekIndex(bad); !errors.Is(err, ErrIndexData) {
+					t.Errorf("%d bytes: PeekIndex of %d bad bytes: %v", n, len(bad), err)
+				}
+			}
+		}
+	}
+}
+
+// MaxDecodedSize bounds what any stream decodes to, and tightly: a stream
+// of nothing but the longest matches (288 bytes from 4) decodes to just
+// under it; the encoder's best on zeros stays under it.
+func TestMaxDecodedSize(t *testing.T) {
+	const packets = 20000
+	s := make([]byte, HeaderSize, HeaderSize+5+4*packets)
+	s = append(s, 0x01, 'a', 'b', 'c', 'd') // a literal of 4
+	for range packets {
+		s = append(s, 0x20, 0xff, 0x00, 0x00) // a match of 288 at distance 1
+	}
+	putHeader(s, len(s), "bound")
+	st, err := Scan(bytes.NewReader(s), int64(len(s)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := MaxDecodedSize(int64(len(s)))
+	if want := int64(4 + 288*packets); st.DecodedSize != want || st.DecodedSize > lim || st.DecodedSize < lim*99/100 {
+		t.Errorf("longest matches: %d decoded bytes (want %d), bound %d", st.DecodedSize, want, lim)
+	}
+	enc := Encode(make([]byte, 8<<20), EncodeOptions{Best: true})
+	if got, lim := int64(8<<20), MaxDecodedSize(int64(len(enc))); got > lim {
+		t.Errorf("8 MiB of zeros in %d bytes: past the bound %d", len(enc), lim)
+	}
+	if MaxDecodedSize(HeaderSize) != 0 || MaxDecodedSize(0) != 0 || MaxDecodedSize(math.MaxInt64) != math.MaxInt64 {
+		t.Error("MaxDecodedSize at its ends")
 	}
 }

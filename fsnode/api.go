@@ -110,6 +110,12 @@ type Node struct {
 	decSize  int64
 	decErr   error // *StreamError when the stream cannot be decoded whole
 	ixMu     sync.Mutex
+	// The index loaded from the sidecar, unproven (sidecar.go), and what
+	// the fresh scan found when a decode through it failed (under ixMu);
+	// freshKeys once its blocks are keyed apart.
+	keptIx    atomic.Pointer[codec.Index]
+	fallback  *indexFallback
+	freshKeys atomic.Bool
 
 	shortLogged atomic.Bool
 	raRunning   atomic.Bool                 // a read-ahead chain of this file's is decoding

@@ -309,13 +309,6 @@ func (n *Node) Open() (Reader, error) {
 		if n.decErr != nil {
 			return nil, n.decErr
 		}
-		if n.Ino == 0 && n.tree.side != nil {
-			// During the build, with a persisted index: its recorded bytes,
-			// or the stream's, recorded for the next build.
-			if k := n.sideKey(); k != "" {
-				return &buildReader{n: n, key: k, size: n.decSize}, nil
-			}
-		}
 		return n.openDecoded()
 	}
 	return nil, fmt.Errorf("%s: is a directory", n.path)
@@ -339,7 +332,7 @@ func (n *Node) openDecoded() (Reader, error) {
 		// do not each decode its blocks again.
 		c, key = n.tree.buildCache, n.buildKey()
 	}
-	return &decodedReader{n: n, ix: ix, src: src, cache: c, key: key}, nil
+	return &decodedReader{n: n, ix: ix, src: src, cache: c, key: n.blockKey(key)}, nil
 }
 
 // index returns the stream's random-access index: the one the size step
@@ -366,11 +359,14 @@ func (n *Node) index() (*codec.Index, error) {
 	if err != nil {
 		return nil, n.streamErr(err)
 	}
-	defer n.sideRecordIndex(ix)
 	if ix.Size() != n.decSize {
-		// The scan and the index disagree: trust neither silently.
+		// The size step and the index disagree: trust neither silently.
+		// A size from the sidecar was wrong: the entry gets the stream's.
+		n.sideRecord(ix.Size(), nil)
+		n.sideRecordIndex(ix)
 		return nil, n.streamErr(fmt.Errorf("index says %d decoded bytes, size scan %d", ix.Size(), n.decSize))
 	}
+	defer n.sideRecordIndex(ix)
 	n.tree.indexes.put(n, ix)
 	return ix, nil
 }
@@ -398,12 +394,37 @@ func (dr *decodedReader) block(i int) ([]byte, error) {
 				prev, _ = dr.cache.Peek(cache.Key{File: dr.key, Block: i - 1})
 			}
 		}
-		return dr.ix.DecodeBlock(dr.src, i, prev)
+		b, err := dr.ix.DecodeBlock(dr.src, i, prev)
+		if err != nil && dr.ix == dr.n.keptIx.Load() {
+			// Through the index the sidecar kept: it may be what is
+			// wrong. The block's bytes through a fresh scan's index.
+			return dr.blockThroughFresh(i)
+		}
+		return b, err
 	}
 	if dr.cache == nil {
 		return load()
 	}
 	return dr.cache.Get(cache.Key{File: dr.key, Block: i}, load)
+}
+
+// blockThroughFresh is block i of the reader's (kept) index, decoded
+// through the index a fresh scan built (fallbackIndex): the same output
+// range, the stream's true bytes.
+func (dr *decodedReader) blockThroughFresh(i int) ([]byte, error) {
+	fresh, err := dr.n.fallbackIndex(dr.ix)
+	if err != nil {
+		return nil, err
+	}
+	off, bn := dr.ix.Block(i)
+	b := make([]byte, bn) // a block of the kept index: at most a block's length (codec.LoadIndex)
+	if got, err := fresh.ReadAt(dr.src, b, off); got != bn {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
 }
 
 func (dr *decodedReader) ReadAt(p []byte, off int64) (int, error) {

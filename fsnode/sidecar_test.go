@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,10 +78,11 @@ func decodedCount(tree *Tree) int {
 }
 
 // TestSidecarRemount: after a build and a find|stat whose results are
-// saved, a second build and find|stat of the same image scan no stream and
-// decode nothing (no index is built, and far fewer image bytes are read),
-// and give the same tree: names, kinds, sizes, errors, warnings, inodes.
-// The files still read the same bytes.
+// saved, a second build and find|stat of the same image scan no stream
+// (no index is built: the build decodes what it reads through the kept
+// indexes, and reads no more of the image than the first), and give the
+// same tree: names, kinds, sizes, errors, warnings, inodes. The files
+// still read the same bytes.
 func TestSidecarRemount(t *testing.T) {
 	layouts := []mkdisc.Layout{mkdisc.Small}
 	if !testing.Short() {
@@ -127,13 +129,13 @@ func testSidecarRemount(t *testing.T, path string) {
 	t.Logf("first: build read %d image bytes, build+stat %d; sidecar %d bytes, %d decoded files", buildBytes, first, fi.Size(), decodedCount(t1))
 
 	t2, c2, _ := buildIndexed(t, path, dir, Options{})
-	if k := streamScans(t2); k != 0 {
-		t.Errorf("second build: %d stream indexes built, want none", k)
+	if k := t2.scanned.Load(); k != 0 {
+		t.Errorf("second build: %d streams scanned, want none", k)
 	}
 	build2 := c2.n.Load()
 	got := statAll(t, t2)
-	if k := streamScans(t2); k != 0 {
-		t.Errorf("second build and stat: %d stream indexes built, want none", k)
+	if k := t2.scanned.Load(); k != 0 {
+		t.Errorf("second build and stat: %d streams scanned, want none", k)
 	}
 	stat2 := c2.n.Load() - build2
 	t.Logf("second: build read %d image bytes, stat %d", build2, stat2)
@@ -179,8 +181,10 @@ func testSidecarRemount(t *testing.T, path string) {
 	}
 }
 
-// TestSidecarCorruptStream: a corrupt stream's error is kept (the same
-// offset and rule, errors.Is ErrFormat) and not scanned again.
+// TestSidecarCorruptStream: a corrupt stream's error is kept, but never
+// served from the sidecar: the next build scans each corrupt stream again
+// (and nothing else) and finds the same error (offset and rule, errors.Is
+// ErrFormat), so the sidecar is not rewritten.
 func TestSidecarCorruptStream(t *testing.T) {
 	d, err := testdisc.Write(t.TempDir(), testdisc.Options{})
 	if err != nil {
@@ -222,8 +226,18 @@ func TestSidecarCorruptStream(t *testing.T) {
 			t.Errorf("%s: the corrupt stream is not logged on the second build", p)
 		}
 	}
-	if k := streamScans(t2); k != 0 {
-		t.Errorf("%d indexes built", k)
+	if k := t2.scanned.Load(); k != int64(len(bad)) {
+		t.Errorf("%d streams scanned, want the %d corrupt ones", k, len(bad))
+	}
+	before, _ := os.Stat(t1.IndexFile())
+	if err := t2.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(t1.IndexFile()); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("the corrupt streams' errors, found again, rewrote the sidecar")
+	}
+	if n := logs.Count("index sidecar"); n != 0 {
+		t.Errorf("%d log lines about the sidecar, want none: %q", n, logs.Lines())
 	}
 }
 
@@ -319,15 +333,9 @@ func TestSidecarOff(t *testing.T) {
 func TestSidecarRoundTrip(t *testing.T) {
 	key := [32]byte{1, 2, 3}
 	ents := map[string]*sideEntry{
-		"i4096+100":         {sized: true, size: 5000, ranges: []sideRange{{0, []byte("WAD hello")}, {100, []byte{1, 2, 3}}}},
+		"i4096+100":         {sized: true, size: 5000, index: []byte{1, 2, 3}},
 		"i4096+100/16+50":   {sized: true, size: 30, corrupt: true, cOff: 0x20, rule: string(codec.RuleTruncated)},
-		"i8192+9":           {ranges: []sideRange{{7, []byte("x")}}},
 		"i9000+16/0+16/4+4": {sized: true},
-	}
-	for _, e := range ents {
-		for _, r := range e.ranges {
-			e.rbytes += int64(len(r.data))
-		}
 	}
 	b := marshalSidecar(key, ents)
 	got, err := parseSidecar(b, key)
@@ -339,14 +347,8 @@ func TestSidecarRoundTrip(t *testing.T) {
 	}
 	for k, e := range ents {
 		g := got[k]
-		if g == nil || g.sized != e.sized || g.size != e.size || g.corrupt != e.corrupt || g.cOff != e.cOff || g.rule != e.rule || len(g.ranges) != len(e.ranges) || g.rbytes != e.rbytes {
+		if g == nil || g.sized != e.sized || g.size != e.size || g.corrupt != e.corrupt || g.cOff != e.cOff || g.rule != e.rule || !bytes.Equal(g.index, e.index) {
 			t.Errorf("%s: %+v, want %+v", k, g, e)
-			continue
-		}
-		for i := range e.ranges {
-			if g.ranges[i].off != e.ranges[i].off || !bytes.Equal(g.ranges[i].data, e.ranges[i].data) {
-				t.Errorf("%s: range %d differs", k, i)
-			}
 		}
 	}
 	if _, err := parseSidecar(b, [32]byte{9}); !errors.Is(err, ErrSidecar) {
@@ -358,40 +360,13 @@ func TestSidecarRoundTrip(t *testing.T) {
 	}
 }
 
-// TestSidecarRecordMerge: recorded ranges merge and stay within bounds.
-func TestSidecarRecordMerge(t *testing.T) {
-	s := &sidecar{entries: map[string]*sideEntry{}}
-	s.record("k", []byte("abcd"), 10)
-	s.record("k", []byte("efgh"), 14) // touches: merged
-	s.record("k", []byte("XY"), 12)   // inside: overwrites the same bytes
-	s.record("k", []byte("zz"), 100)
-	e := s.entries["k"]
-	if len(e.ranges) != 2 || e.ranges[0].off != 10 || string(e.ranges[0].data) != "abXYefgh" || e.rbytes != 10 {
-		t.Fatalf("ranges %+v, %d bytes", e.ranges, e.rbytes)
-	}
-	p := make([]byte, 4)
-	if !s.lookupRange("k", p, 13) || string(p) != "Yefg" {
-		t.Errorf("lookup 13: %q", p)
-	}
-	if s.lookupRange("k", p, 16) { // 16..20 runs past 18
-		t.Error("lookup past a range's end answered")
-	}
-	if s.lookupRange("k", p, 0) {
-		t.Error("lookup before the ranges answered")
-	}
-	s.record("k", make([]byte, maxRecordPerFile), 1000)
-	if e.rbytes != 10 {
-		t.Errorf("a record past the per-file bound was kept: %d bytes", e.rbytes)
-	}
-}
-
 // FuzzSidecar: no input makes the parser panic or allocate past the file's
 // size; what parses marshals back to bytes that parse to the same.
 func FuzzSidecar(f *testing.F) {
 	key := [32]byte{7}
 	f.Add(marshalSidecar(key, map[string]*sideEntry{}))
 	f.Add(marshalSidecar(key, map[string]*sideEntry{
-		"i1+2":   {sized: true, size: 9, ranges: []sideRange{{1, []byte("abc")}}, rbytes: 3},
+		"i1+2":   {sized: true, size: 9},
 		"i1+2/3": {sized: true, size: 2, corrupt: true, cOff: 5, rule: "x"},
 		"i9+4":   {sized: true, size: 4, index: []byte{1, 2, 0, 0, 0, 4, 4, 0, 1, 0, 0}},
 	}))
@@ -459,11 +434,15 @@ func TestSidecarIndexKept(t *testing.T) {
 	t3, _, l3 := buildIndexed(t, path, dir, Options{})
 	var victim *Node
 	_ = t3.Walk(func(n *Node) error {
-		if victim == nil && n.Kind == Decoded && n.Err() == nil && n.within == nil {
+		// (One whose index the build has not loaded: it read none of it.)
+		if victim == nil && n.Kind == Decoded && n.Err() == nil && n.within == nil && t3.indexes.get(n) == nil {
 			victim = n
 		}
 		return nil
 	})
+	if victim == nil {
+		t.Fatal("test setup: every decoded file's index is loaded")
+	}
 	t3.side.mu.Lock()
 	e := t3.side.entries[victim.sideKey()]
 	if e == nil || len(e.index) == 0 {
@@ -525,5 +504,102 @@ func TestPruneSidecars(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s removed", filepath.Base(p))
 		}
+	}
+}
+
+// TestSidecarNotRegular: a FIFO, a directory or a symbolic link at the
+// sidecar's path is refused without blocking (the build returns within a
+// deadline, a FIFO with no writer would hang an open) or following it, with
+// one warning; the tree is the one built without it, and the save replaces
+// what is there with the sidecar (by a rename: the link's target is left as
+// it was), except a directory, which it cannot replace.
+func TestSidecarNotRegular(t *testing.T) {
+	path := copyOf(t)
+	dir := t.TempDir()
+	t1, _, _ := buildIndexed(t, path, dir, Options{})
+	want := statAll(t, t1)
+	if err := t1.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	side := t1.IndexFile()
+	target := filepath.Join(t.TempDir(), "target")
+	cases := map[string]func() error{
+		"fifo":    func() error { return syscall.Mkfifo(side, 0o600) },
+		"dir":     func() error { return os.Mkdir(side, 0o700) },
+		"symlink": func() error { os.WriteFile(target, []byte("kept"), 0o600); return os.Symlink(target, side) },
+		"dangling": func() error {
+			return os.Symlink(filepath.Join(t.TempDir(), "nothing"), side)
+		},
+	}
+	for name, mk := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := os.RemoveAll(side); err != nil {
+				t.Fatal(err)
+			}
+			if err := mk(); err != nil {
+				t.Fatal(err)
+			}
+			type built struct {
+				tree *Tree
+				logs *testdisc.Log
+			}
+			done := make(chan built, 1)
+			go func() {
+				t2, _, logs := buildIndexed(t, path, dir, Options{})
+				statAll(t, t2)
+				done <- built{t2, logs}
+			}()
+			var b built
+			select {
+			case b = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the build blocked on the sidecar's path")
+			}
+			var lines []string
+			for _, l := range b.logs.Lines() {
+				if strings.Contains(l, "index sidecar") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 || !strings.Contains(lines[0], "not a regular file") {
+				t.Errorf("log lines about the sidecar: %q, want one saying it is not a regular file", lines)
+			}
+			got := statAll(t, b.tree)
+			for p, w := range want {
+				if got[p] != w {
+					t.Errorf("%s: %q, want %q", p, got[p], w)
+				}
+			}
+			err := b.tree.SaveIndex()
+			fi, lerr := os.Lstat(side)
+			if name == "dir" {
+				if err == nil || lerr != nil || !fi.IsDir() {
+					t.Errorf("a directory at the path: save %v, then %v", err, fi.Mode())
+				}
+				return
+			}
+			if err != nil || lerr != nil || !fi.Mode().IsRegular() {
+				t.Errorf("save %v: the path is %v (%v), want the sidecar", err, fi.Mode(), lerr)
+			}
+			if kept, _ := os.ReadFile(target); name == "symlink" && string(kept) != "kept" {
+				t.Errorf("the link's target was written: %q", kept)
+			}
+		})
+	}
+	// The cleanup keeping 32 sidecars opens none and leaves a FIFO alone.
+	os.RemoveAll(side)
+	fifo := filepath.Join(dir, "0000.idx")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { pruneSidecars(dir, side, 1); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("pruneSidecars blocked on a FIFO")
+	}
+	if _, err := os.Lstat(fifo); err != nil {
+		t.Errorf("the FIFO was removed: %v", err)
 	}
 }

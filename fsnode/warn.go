@@ -3,8 +3,10 @@ package fsnode
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"gcfs/codec"
 	"gcfs/discimg"
@@ -14,7 +16,11 @@ import (
 // only counts them.
 const DefaultLogBurst = 8
 
-// Limiter summarises repeated log lines: of each kind of problem it passes
+// Limiter is the model's log sink: every line it passes on has its control
+// characters escaped (EscapeControl), whatever its arguments carry (names
+// and messages from the disc, rule strings from the index sidecar, paths).
+//
+// It summarises repeated log lines: of each kind of problem it passes
 // on the first Burst lines, then counts the rest, and Flush writes one line
 // per kind with the count of lines not shown. A kind is the line's format
 // string, refined by the type (and, for a *discimg.FormatError, the reason
@@ -61,7 +67,7 @@ func (l *Limiter) Logf(format string, args ...any) {
 	var line string
 	if show {
 		k.shown++
-		line = fmt.Sprintf(format, args...)
+		line = EscapeControl(fmt.Sprintf(format, args...))
 		k.example = line
 	} else {
 		k.hidden++
@@ -137,4 +143,39 @@ func withoutDigits(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// EscapeControl makes s safe to print as one line of a log or a terminal:
+// every control character (C0, DEL, C1, and the other runes Go does not
+// call printable: line and paragraph separators, bidirectional and other
+// format characters) becomes its Go escape (\x1b, \n, \t, \u2028), and
+// every byte that is not UTF-8 becomes \xNN. Printable text, backslashes
+// included, is left as it is, so that a %q in a message stays readable.
+// Every sink of log lines applies it to the whole line (the Limiter, the
+// CLI's warnings, the mount's log), not each call site to its arguments.
+func EscapeControl(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
+		i++
+	}
+	if i == len(s) {
+		return s // plain ASCII: the common case, no copy
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == ' ' || strconv.IsPrint(r):
+			b.WriteString(s[i : i+n])
+		default:
+			q := strconv.QuoteRune(r) // '\x1b', '\n', '\u2028'
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
 }

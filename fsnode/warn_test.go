@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -95,3 +96,50 @@ func TestLostEntries(t *testing.T) {
 }
 
 func truncate(path string, size int64) error { return os.Truncate(path, size) }
+
+// TestEscapeControl: control characters, non-printing runes and bytes that
+// are not UTF-8 come out as Go escapes; printable text (backslashes, %q
+// output, non-ASCII letters) as it is.
+func TestEscapeControl(t *testing.T) {
+	cases := map[string]string{
+		"plain /G/LEVEL1.WAD":   "plain /G/LEVEL1.WAD",
+		"a\x1b[2Jb\nforged":     `a\x1b[2Jb\nforged`,
+		"tab\there\r":           `tab\there\r`,
+		"del\x7f nul\x00":       `del\x7f nul\x00`,
+		"c1\u0085 rlo\u202e":    `c1\u0085 rlo\u202e`,
+		"bad\xff\xfe utf8":      `bad\xff\xfe utf8`,
+		`quoted "a\x1b" é 漢字 \`: `quoted "a\x1b" é 漢字 \`,
+	}
+	for in, want := range cases {
+		if got := EscapeControl(in); got != want {
+			t.Errorf("EscapeControl(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLimiterEscapes: a line whose arguments carry ESC and newlines (a name
+// from the disc, a rule string from the index sidecar) reaches the sink as
+// one line with them escaped, and so does the summary Flush writes.
+func TestLimiterEscapes(t *testing.T) {
+	lr := &testdisc.Log{}
+	l := NewLimiter(lr.Logf, 1)
+	for range 3 {
+		l.Logf("%s: %v", "G/\x1b[31mLEVEL\nforged: ok", errors.New("wad: \x1b]0;title\x07\nforged line"))
+	}
+	l.Flush()
+	lines := lr.Lines()
+	if len(lines) != 3 { // the line, "further ... counted", the summary
+		t.Fatalf("lines %q", lines)
+	}
+	for _, s := range lines {
+		if strings.ContainsAny(s, "\x1b\n\x07") {
+			t.Errorf("raw control characters reach the sink: %q", s)
+		}
+	}
+	if !strings.Contains(lines[0], `G/\x1b[31mLEVEL\nforged: ok: wad: \x1b]0;title\a\nforged line`) {
+		t.Errorf("line %q does not show the escapes", lines[0])
+	}
+	if !strings.Contains(lines[2], `\x1b[31m`) {
+		t.Errorf("summary %q does not show the escapes", lines[2])
+	}
+}

@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"gcfs/discimg/mkdisc"
 )
@@ -76,5 +79,64 @@ func TestIndexCacheCLI(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(s[0]); string(b) == "not a sidecar" {
 		t.Error("the damaged sidecar was not rewritten")
+	}
+}
+
+// TestWarningsEscaped: what the CLI writes to stderr has its control
+// characters escaped, whoever formatted it: a path with ESC and a newline
+// in extract's warning is one line showing \x1b and \n.
+func TestWarningsEscaped(t *testing.T) {
+	img, _ := genLayout(t, mkdisc.Small)
+	bad := "/G/\x1b[2J\nforged: warning: all good"
+	r := treeRun(t, "extract", "--no-index-cache", img, t.TempDir(), "/SYSTEM.CNF", bad)
+	if strings.ContainsAny(r.errOut, "\x1b") || strings.Contains(r.errOut, "\nforged") {
+		t.Errorf("raw control characters on stderr: %q", r.errOut)
+	}
+	if !strings.Contains(r.errOut, `/G/\x1b[2J\nforged: warning: all good: no such file`) {
+		t.Errorf("stderr %q does not show the path escaped", r.errOut)
+	}
+}
+
+// TestMountLogEscaped: the mount log's sink escapes what it is given.
+func TestMountLogEscaped(t *testing.T) {
+	var b strings.Builder
+	logSink(log.New(&b, "", 0))("%s: %v", "G/\x1b[31mX\ny", "rule \x1b\nforged")
+	if got, want := b.String(), `G/\x1b[31mX\ny: rule \x1b\nforged`+"\n"; got != want {
+		t.Errorf("log %q, want %q", got, want)
+	}
+}
+
+// TestIndexCacheFIFO: a FIFO at the sidecar's path does not hang ls (it
+// returns within a deadline with the same listing and one warning) and is
+// replaced by the sidecar as ls ends.
+func TestIndexCacheFIFO(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	img, _ := genLayout(t, mkdisc.Small)
+	want := treeOK(t, "ls", "-l", "-R", img)
+	s := sidecars(t, cache)
+	if len(s) != 1 {
+		t.Fatalf("sidecars %v, want one", s)
+	}
+	os.Remove(s[0])
+	if err := syscall.Mkfifo(s[0], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan treeResult, 1)
+	go func() { done <- treeRun(t, "ls", "-l", "-R", img) }()
+	var r treeResult
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("ls blocked on a FIFO at the sidecar's path")
+	}
+	if r.err != nil || r.out != want {
+		t.Errorf("ls with a FIFO at the sidecar's path: %v, listing differs %v", r.err, r.out != want)
+	}
+	if n := strings.Count(r.errOut, "index sidecar"); n != 1 || !strings.Contains(r.errOut, "named pipe") {
+		t.Errorf("warnings %q, want one about the named pipe", r.errOut)
+	}
+	if fi, err := os.Lstat(s[0]); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the FIFO was not replaced by the sidecar: %v", err)
 	}
 }

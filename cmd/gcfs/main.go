@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"gcfs/fsnode"
 )
 
 // version is set by the Makefile with -ldflags; "dev" otherwise.
@@ -58,7 +60,7 @@ func main() {
 	// mount.fuse3 for type fuse.gcfs): a mount with translated options.
 	if ha, fake, ok, err := helperArgs(app, args); ok {
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
+			fmt.Fprintln(os.Stderr, fsnode.EscapeControl(err.Error()))
 			os.Exit(32) // mount(8)'s "mount failure"
 		}
 		if fake {
@@ -71,7 +73,7 @@ func main() {
 			if !strings.HasPrefix(msg, "gcfs") {
 				msg = "gcfs: " + msg
 			}
-			fmt.Fprintln(os.Stderr, msg)
+			fmt.Fprintln(os.Stderr, fsnode.EscapeControl(msg))
 		}
 		os.Exit(exitCode(err))
 	}

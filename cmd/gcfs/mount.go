@@ -424,7 +424,7 @@ func serve(cfg *mountConfig, oi *openedImage) (err error) {
 		return err
 	}
 	defer closeLog()
-	logf := func(format string, args ...any) { logger.Printf(format, args...) }
+	logf := logSink(logger)
 
 	// GCFS_CPUPROFILE=FILE profiles the server (for finding hot spots).
 	if path := os.Getenv("GCFS_CPUPROFILE"); path != "" {
@@ -543,6 +543,13 @@ func redirectStderr(logFile string) error {
 	}
 	defer f.Close()
 	return unix.Dup2(int(f.Fd()), 2)
+}
+
+// logSink is the mount log's one sink: every line with its control
+// characters escaped (names from the disc, rule strings from the index
+// cache, paths), so that no line can forge another or drive a terminal.
+func logSink(l *log.Logger) func(format string, args ...any) {
+	return func(format string, args ...any) { l.Print(fsnode.EscapeControl(fmt.Sprintf(format, args...))) }
 }
 
 func openLog(path string) (*log.Logger, func(), error) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/dustin/go-humanize"
@@ -172,11 +173,33 @@ func outWriter(c *cli.Context) io.Writer {
 	return os.Stdout
 }
 
+// errWriter is where the commands' warnings and errors go: stderr (or the
+// app's ErrWriter), through escapeLines, so that a name or message from the
+// disc or the index cache cannot move the cursor or forge a line.
 func errWriter(c *cli.Context) io.Writer {
-	if c.App.ErrWriter != nil {
-		return c.App.ErrWriter
+	w := c.App.ErrWriter
+	if w == nil {
+		w = os.Stderr
 	}
-	return os.Stderr
+	return escapeLines{w}
+}
+
+// escapeLines writes each Write (one message: fmt.Fprintf writes once) with
+// its control characters escaped (fsnode.EscapeControl), all but a final
+// newline, which ends the line.
+type escapeLines struct{ w io.Writer }
+
+func (e escapeLines) Write(p []byte) (int, error) {
+	s := string(p)
+	nl := strings.HasSuffix(s, "\n")
+	s = fsnode.EscapeControl(strings.TrimSuffix(s, "\n"))
+	if nl {
+		s += "\n"
+	}
+	if _, err := io.WriteString(e.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // modeString is what ls -l shows: directories r-x, files r-- for everyone.
