@@ -248,4 +248,3 @@ func files(n *fsnode.Node) []*fsnode.Node {
 	})
 	return out
 }
-
