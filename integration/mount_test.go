@@ -530,9 +530,23 @@ func TestRefusals(t *testing.T) {
 	}
 	// A failure inside the background server (here fusermount3 refusing
 	// an option) reaches the caller with the helper's own words.
+	// Issue 18 item 12: with fusermount3's exit code, not its wait status.
 	out, err := gcfs("mount", "-o", "no_such_fuse_option", d.path, empty)
-	if err == nil || !strings.Contains(err.Error(), "no_such_fuse_option") || isMounted(empty) {
+	if err == nil || !strings.Contains(err.Error(), "no_such_fuse_option") || !strings.Contains(err.Error(), "exited with code 1 ") || isMounted(empty) {
 		t.Errorf("mount -o no_such_fuse_option: %v %s", err, out)
+	}
+	// Issue 18 item 8: a log file under the mount point is refused before
+	// it is created (it would be hidden by the mount, and make the mount
+	// point non-empty for the next mount).
+	out, err = gcfs("mount", "--log-file", filepath.Join(empty, "gcfs.log"), d.path, empty)
+	if err == nil || !strings.Contains(err.Error(), "under the mount point") || isMounted(empty) {
+		if isMounted(empty) {
+			gcfs("umount", "-z", empty)
+		}
+		t.Errorf("mount --log-file inside the mount point: %v %s", err, out)
+	}
+	if names, _ := os.ReadDir(empty); len(names) != 0 {
+		t.Errorf("the refused mount left %v in the mount point", names)
 	}
 	if os.Geteuid() != 0 {
 		unreadable := filepath.Join(tmp, "unreadable.iso")

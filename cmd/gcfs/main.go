@@ -94,7 +94,9 @@ func main() {
 	args := os.Args
 	// Run as mount.gcfs (by mount(8)) or as "gcfs IMAGE DIR -o OPTS" (by
 	// mount.fuse3 for type fuse.gcfs): a mount with translated options.
-	if ha, fake, ok, err := helperArgs(app, args); ok {
+	// The background server (readyFDEnv set) is always a gcfs mount line,
+	// even when this executable is named mount.gcfs.
+	if ha, fake, ok, err := helperArgs(app, args); ok && os.Getenv(readyFDEnv) == "" {
 		if err == errHelperUsage {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1) // mount(8)'s "incorrect invocation"

@@ -410,9 +410,6 @@ func startBackground(cfg *mountConfig) error {
 		}
 	}()
 	cmd := exec.Command(exe, args...)
-	// Named gcfs whatever this executable's name: run as a mount helper
-	// (mount.gcfs, mount.fuse.gcfs) the first argument would be an image.
-	cmd.Args[0] = "gcfs"
 	cmd.Dir = "/"
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, ew
 	cmd.ExtraFiles = []*os.File{pw} // fd 3
