@@ -39,9 +39,9 @@ func TestUmountOnlyGcfs(t *testing.T) {
 	mountOrSkip(plain, bind, "", syscall.MS_BIND)
 
 	for path, want := range map[string]string{
-		tmpfs: "a tmpfs mount, not a gcfs mount: not unmounted",
-		bind:  "not a gcfs mount: not unmounted",
-		plain: "not a mount point",
+		tmpfs:                         "a tmpfs mount, not a gcfs mount: not unmounted",
+		bind:                          "not a gcfs mount: not unmounted",
+		plain:                         "not a mount point",
 		filepath.Join(dir, "missing"): "no such file or directory",
 	} {
 		r := treeRun(t, "umount", path)
