@@ -678,8 +678,19 @@ func TestUmount(t *testing.T) {
 			t.Errorf("%s: no cache counters logged on unmount:\n%s", tool, tail(log, 10))
 		}
 	}
-	if _, err := gcfs("umount", t.TempDir()); err == nil {
-		t.Error("gcfs umount of a plain directory succeeded")
+	if _, err := gcfs("umount", t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a mount point") {
+		t.Errorf("gcfs umount of a plain directory: %v", err)
+	}
+	// Issue 18 item 12: a busy mount's refusal says how to unmount it.
+	m := testMount(t, d.path)
+	held, err := os.Open(m.path("SYSTEM.CNF"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gcfs("umount", m.dir)
+	held.Close()
+	if err == nil || !strings.Contains(err.Error(), m.dir+" is busy; `gcfs umount -z "+m.dir+"` unmounts it lazily") {
+		t.Errorf("gcfs umount of a busy mount: %v", err)
 	}
 }
 
