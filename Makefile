@@ -7,13 +7,18 @@ FUZZMINIMIZE ?= 2s
 DEMO    := $(CURDIR)/.demo
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-# make install: gcfs in $(BINDIR) and the mount(8) helper mount.gcfs in
-# $(SBINDIR) (/sbin for the default prefix: mount(8) looks there), so that
-# "mount -t gcfs IMAGE DIR -o ro,allow_other" and fstab lines of type gcfs
-# work; type fuse.gcfs goes through fuse3's mount.fuse3, which runs gcfs.
+# make install: gcfs in $(BINDIR), and the mount(8) helpers mount.gcfs and
+# mount.fuse.gcfs in $(SBINDIR), /sbin whatever PREFIX is: mount(8) looks for
+# helpers only in /sbin (and /sbin/fs.d, /sbin/fs), never on PATH. With them,
+# "mount -t gcfs IMAGE DIR", "mount -t fuse.gcfs IMAGE DIR" and fstab lines
+# of either type run gcfs itself. Without mount.fuse.gcfs, type fuse.gcfs
+# would go through fuse3's mount.fuse3, which runs "gcfs" by name with
+# mount(8)'s fixed PATH and so finds only a gcfs in /usr/local/bin, /usr/bin
+# or /bin ("gcfs: not found" for any other PREFIX).
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
-SBINDIR ?= $(if $(filter /usr/local,$(PREFIX)),/sbin,$(PREFIX)/sbin)
+SBINDIR ?= /sbin
+HELPERS := mount.gcfs mount.fuse.gcfs
 
 .PHONY: all build install test vet bench fuzz demo demo-deps clean check-mounts
 
@@ -25,7 +30,7 @@ build:
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/gcfs
-	install -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/mount.gcfs
+	for h in $(HELPERS); do install -m 0755 $(BIN) $(DESTDIR)$(SBINDIR)/$$h || exit 1; done
 
 vet:
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || { echo "gofmt: files above need formatting"; exit 1; }

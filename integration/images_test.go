@@ -320,6 +320,14 @@ func TestCHDParentCLI(t *testing.T) {
 	if _, err := gcfs("ls", "--parent", chdOf(t, "cd", "createcd"), child); err == nil || !strings.Contains(err.Error(), "parent SHA-1") {
 		t.Fatalf("ls with the wrong parent: %v", err)
 	}
+	// Issue 18 item 12: a parent that is no CHD, and a --parent for an
+	// image that is no CHD, are each named for what they are.
+	if _, err := gcfs("ls", "--parent", d.path, child); err == nil || !strings.Contains(err.Error(), "--parent "+d.path+": not a CHD (ISO image)") {
+		t.Fatalf("ls with an ISO as the parent: %v", err)
+	}
+	if _, err := gcfs("ls", "--parent", parent, d.path); err == nil || !strings.Contains(err.Error(), "--parent given but the image is not a CHD") {
+		t.Fatalf("ls of an ISO with --parent: %v", err)
+	}
 	want, err := gcfs("manifest", childISO)
 	if err != nil {
 		t.Fatal(err)

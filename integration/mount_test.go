@@ -530,9 +530,23 @@ func TestRefusals(t *testing.T) {
 	}
 	// A failure inside the background server (here fusermount3 refusing
 	// an option) reaches the caller with the helper's own words.
+	// Issue 18 item 12: with fusermount3's exit code, not its wait status.
 	out, err := gcfs("mount", "-o", "no_such_fuse_option", d.path, empty)
-	if err == nil || !strings.Contains(err.Error(), "no_such_fuse_option") || isMounted(empty) {
+	if err == nil || !strings.Contains(err.Error(), "no_such_fuse_option") || !strings.Contains(err.Error(), "exited with code 1 ") || isMounted(empty) {
 		t.Errorf("mount -o no_such_fuse_option: %v %s", err, out)
+	}
+	// Issue 18 item 8: a log file under the mount point is refused before
+	// it is created (it would be hidden by the mount, and make the mount
+	// point non-empty for the next mount).
+	out, err = gcfs("mount", "--log-file", filepath.Join(empty, "gcfs.log"), d.path, empty)
+	if err == nil || !strings.Contains(err.Error(), "under the mount point") || isMounted(empty) {
+		if isMounted(empty) {
+			gcfs("umount", "-z", empty)
+		}
+		t.Errorf("mount --log-file inside the mount point: %v %s", err, out)
+	}
+	if names, _ := os.ReadDir(empty); len(names) != 0 {
+		t.Errorf("the refused mount left %v in the mount point", names)
 	}
 	if os.Geteuid() != 0 {
 		unreadable := filepath.Join(tmp, "unreadable.iso")
@@ -664,8 +678,19 @@ func TestUmount(t *testing.T) {
 			t.Errorf("%s: no cache counters logged on unmount:\n%s", tool, tail(log, 10))
 		}
 	}
-	if _, err := gcfs("umount", t.TempDir()); err == nil {
-		t.Error("gcfs umount of a plain directory succeeded")
+	if _, err := gcfs("umount", t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a mount point") {
+		t.Errorf("gcfs umount of a plain directory: %v", err)
+	}
+	// Issue 18 item 12: a busy mount's refusal says how to unmount it.
+	m := testMount(t, d.path)
+	held, err := os.Open(m.path("SYSTEM.CNF"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gcfs("umount", m.dir)
+	held.Close()
+	if err == nil || !strings.Contains(err.Error(), m.dir+" is busy; `gcfs umount -z "+m.dir+"` unmounts it lazily") {
+		t.Errorf("gcfs umount of a busy mount: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,9 +12,10 @@ import (
 	"time"
 )
 
-// TestMountHelper installs gcfs with make install into a temporary PREFIX
-// and mounts through mount(8): -t gcfs (the mount.gcfs helper), -t fuse.gcfs
-// (fuse3's mount.fuse3 running gcfs), and an fstab line (mount -T FILE).
+// TestMountHelper installs gcfs with make install into a temporary DESTDIR
+// with a PREFIX outside mount(8)'s PATH and mounts through mount(8): -t gcfs
+// (the mount.gcfs helper), -t fuse.gcfs (the mount.fuse.gcfs helper, which
+// mount(8) runs before fuse3's mount.fuse3), and an fstab line (mount -T).
 func TestMountHelper(t *testing.T) {
 	requireFUSE(t)
 	if os.Geteuid() != 0 {
@@ -27,34 +29,41 @@ func TestMountHelper(t *testing.T) {
 	if _, err := exec.LookPath("chdman"); err == nil {
 		img = chdOf(t, "cd", "createcd")
 	}
-	prefix := filepath.Join(workDir, "prefix")
+	dest := filepath.Join(workDir, "dest")
+	const prefix = "/opt/gcfs-test-prefix" // on no PATH mount(8) gives a helper
 	_, file, _, _ := runtime.Caller(0)
 	repo := filepath.Dir(filepath.Dir(file))
 	// -o build: install the binary TestMain built rather than building again.
-	mk := exec.Command("make", "-C", repo, "-o", "build", "install", "BIN="+gcfsBin, "PREFIX="+prefix)
+	mk := exec.Command("make", "-C", repo, "-o", "build", "install", "BIN="+gcfsBin, "DESTDIR="+dest, "PREFIX="+prefix)
 	if out, err := mk.CombinedOutput(); err != nil {
 		t.Fatalf("make install: %v\n%s", err, out)
 	}
-	for _, p := range []string{"bin/gcfs", "sbin/mount.gcfs"} {
-		if st, err := os.Stat(filepath.Join(prefix, p)); err != nil || st.Mode()&0o111 == 0 {
+	// Issue 18 item 16: the helpers go to /sbin whatever PREFIX is, since
+	// mount(8) looks nowhere else.
+	for _, p := range []string{prefix + "/bin/gcfs", "/sbin/mount.gcfs", "/sbin/mount.fuse.gcfs"} {
+		if st, err := os.Stat(filepath.Join(dest, p)); err != nil || st.Mode()&0o111 == 0 {
 			t.Fatalf("make install did not install %s: %v", p, err)
 		}
 	}
-	env := append(os.Environ(), "PATH="+filepath.Join(prefix, "bin")+":"+os.Getenv("PATH"))
+	// No gcfs on the helpers' PATH: what runs is the /sbin helper.
+	env := append(os.Environ(), "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
 
-	// mount(8) looks for helpers only in /sbin (and /sbin/fs.d, /sbin/fs):
-	// put a copy there for the test unless one is installed already.
-	helper := "/sbin/mount.gcfs"
-	ownHelper := false
-	if _, err := os.Stat(helper); os.IsNotExist(err) {
-		b, err := os.ReadFile(filepath.Join(prefix, "sbin/mount.gcfs"))
+	// Put the installed helpers in the real /sbin for the test, unless
+	// they are installed already.
+	ownHelper := map[string]bool{}
+	for _, h := range []string{"mount.gcfs", "mount.fuse.gcfs"} {
+		helper := "/sbin/" + h
+		if _, err := os.Stat(helper); !os.IsNotExist(err) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dest, "sbin", h))
 		if err == nil {
 			err = os.WriteFile(helper, b, 0o755)
 		}
 		if err != nil {
 			t.Skipf("cannot place %s: %v", helper, err)
 		}
-		ownHelper = true
+		ownHelper[h] = true
 		t.Cleanup(func() { os.Remove(helper) })
 	}
 
@@ -112,29 +121,24 @@ func TestMountHelper(t *testing.T) {
 	}
 
 	t.Run("type-gcfs", func(t *testing.T) {
-		if !ownHelper {
-			t.Logf("using the installed %s", helper)
+		if !ownHelper["mount.gcfs"] {
+			t.Logf("using the installed /sbin/mount.gcfs")
 		}
 		check(t, mountWith(t, "-t", "gcfs", img, "DIR", "-o", "ro,allow_other,cache_size=32MiB"))
 	})
 	t.Run("type-fuse.gcfs", func(t *testing.T) {
-		if _, err := os.Stat("/sbin/mount.fuse3"); err != nil {
-			t.Skip("no mount.fuse3")
+		if !ownHelper["mount.fuse.gcfs"] {
+			t.Logf("using the installed /sbin/mount.fuse.gcfs")
 		}
-		// For type fuse.gcfs mount.fuse3 runs "gcfs IMAGE DIR -o
-		// OPTS,dev,suid" through sh, and mount(8) gives its helpers the PATH
-		// /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin: an
-		// installed /usr/local/bin/gcfs is found, this test's PREFIX is not.
-		// Type fuse with mount.fuse3's PROGRAM#SOURCE form takes the same
-		// path with the program named.
-		src := filepath.Join(prefix, "bin/gcfs") + "#" + img
-		check(t, mountWith(t, "-t", "fuse", src, "DIR", "-o", "ro,allow_other"))
-		for _, p := range []string{"/usr/local/bin/gcfs", "/usr/bin/gcfs"} {
-			if _, err := os.Stat(p); err == nil {
-				t.Logf("an installed %s exists: also mounting -t fuse.gcfs with it", p)
-				check(t, mountWith(t, "-t", "fuse.gcfs", img, "DIR", "-o", "ro,allow_other"))
-				break
-			}
+		// Issue 18 item 16: gcfs's PREFIX is on no PATH here; mount(8)
+		// runs /sbin/mount.fuse.gcfs (mount.fuse3 would look for gcfs on
+		// PATH and fail with "gcfs: not found").
+		check(t, mountWith(t, "-t", "fuse.gcfs", img, "DIR", "-o", "ro,allow_other"))
+		if _, err := os.Stat("/sbin/mount.fuse3"); err == nil {
+			// fuse3's own path still works with the program named:
+			// mount.fuse3's PROGRAM#SOURCE form for type fuse.
+			src := filepath.Join(dest, prefix, "bin/gcfs") + "#" + img
+			check(t, mountWith(t, "-t", "fuse", src, "DIR", "-o", "ro,allow_other"))
 		}
 	})
 	t.Run("fstab", func(t *testing.T) {
@@ -159,17 +163,74 @@ func TestMountHelper(t *testing.T) {
 		})
 		check(t, dir)
 	})
-	t.Run("rw-refused", func(t *testing.T) {
+	// Issue 18 item 11: with no -o, mount(8) adds rw itself; gcfs mounts
+	// read-only and says so in one line, as the kernel does for an ISO.
+	t.Run("no-options", func(t *testing.T) {
 		dir, _ := os.MkdirTemp(workDir, "mnt-rw-")
-		cmd := exec.Command("mount", "-t", "gcfs", img, dir, "-o", "rw")
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err == nil || isMounted(dir) {
-			exec.Command("umount", "-l", dir).Run()
-			t.Fatalf("mount -o rw succeeded: %s", out)
+		for _, args := range [][]string{{"-t", "gcfs", img, dir}, {"-t", "gcfs", img, dir, "-o", "rw"}, {"-w", "-t", "fuse.gcfs", img, dir}} {
+			cmd := exec.Command("mount", args...)
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			if err != nil || !isMounted(dir) {
+				t.Fatalf("mount %q: %v\n%s", args, err, out)
+			}
+			line := procMount(dir)
+			if msg := strings.TrimSpace(string(out)); msg != "gcfs: "+img+" is read-only: mounting read-only" {
+				t.Errorf("mount %q said %q", args, msg)
+			}
+			if f := strings.Fields(line); len(f) < 4 || !strings.HasPrefix(f[3], "ro,") {
+				t.Errorf("mount %q: not read-only: %q", args, line)
+			}
+			if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+				exec.Command("umount", "-l", dir).Run()
+				t.Fatalf("umount: %v %s", err, out)
+			}
 		}
-		if !strings.Contains(string(out), "read-only") {
-			t.Fatalf("refusal does not say why: %s", out)
+	})
+	// Issue 18 item 9: a quoted value keeps its comma through mount(8)
+	// (libmount leaves the quotes in the string it hands the helper).
+	t.Run("quoted-option", func(t *testing.T) {
+		logFile := filepath.Join(workDir, "q,uoted.log")
+		dir := mountWith(t, "-t", "gcfs", img, "DIR", "-o", `ro,allow_other,log_file="`+logFile+`"`)
+		if b, err := os.ReadFile(logFile); err != nil || !strings.Contains(string(b), "mounted at") {
+			t.Errorf("log file %s: %v %q", logFile, err, b)
+		}
+		if _, err := os.Stat(filepath.Join(workDir, "q")); err == nil {
+			t.Errorf("the value was split at its comma: %s/q exists", workDir)
+		}
+		check(t, dir)
+	})
+	// Issue 18 item 9: run as mount.gcfs, the first argument is the image
+	// even when it is named like a gcfs command; with none, the usage.
+	t.Run("helper-arguments", func(t *testing.T) {
+		helper := filepath.Join(dest, "sbin/mount.gcfs")
+		cmd := exec.Command(helper)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() == 0 || !strings.Contains(string(out), "usage: mount.gcfs IMAGE MOUNTPOINT") {
+			t.Errorf("mount.gcfs with no arguments: %v %q", err, out)
+		}
+		cwd := t.TempDir()
+		if err := os.Symlink(d.path, filepath.Join(cwd, "extract")); err != nil {
+			t.Fatal(err)
+		}
+		dir, _ := os.MkdirTemp(workDir, "mnt-extract-")
+		cmd = exec.Command(helper, "extract", dir, "-o", "ro")
+		cmd.Dir = cwd
+		out, err = cmd.CombinedOutput()
+		t.Cleanup(func() {
+			if isMounted(dir) {
+				exec.Command("umount", "-l", dir).Run()
+			}
+		})
+		if err != nil || !isMounted(dir) {
+			t.Fatalf("mount.gcfs extract %s -o ro: %v %s", dir, err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "SYSTEM.CNF")); err != nil {
+			t.Errorf("the image named extract is not what is mounted: %v", err)
+		}
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount: %v %s", err, out)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -76,6 +77,10 @@ func openImage(path, parent string, cacheSize int64) (*openedImage, error) {
 			o.Close()
 			return nil, fmt.Errorf("--parent %s: %w", parent, err)
 		}
+		if k := opt.Parent.Kind(); k != imagefile.KindCHD {
+			o.Close()
+			return nil, fmt.Errorf("--parent %s: not a CHD (%s image): a child CHD's parent is a CHD", parent, kindName(k))
+		}
 	}
 	size, dev, err := imagefile.FileSize(f)
 	if err != nil {
@@ -88,6 +93,7 @@ func openImage(path, parent string, cacheSize int64) (*openedImage, error) {
 		o.Close()
 		return nil, err // imagefile errors name the image
 	}
+
 	// A plain image is read straight from the file, so the tree (and FUSE)
 	// may splice from it; a container is read decoded.
 	var r interface {
@@ -128,4 +134,12 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// kindName names a container kind for a message: "ISO", "CSO", ...
+func kindName(k imagefile.Kind) string {
+	if k == imagefile.KindDevice {
+		return "block device"
+	}
+	return strings.ToUpper(k.String())
 }

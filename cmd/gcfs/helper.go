@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,29 +11,57 @@ import (
 )
 
 // The mount helpers. mount(8) runs "mount.gcfs IMAGE DIR [-sfnvrw] [-N ns]
-// [-o OPTS] [-t TYPE]" for "mount -t gcfs" and fstab lines of type gcfs;
-// fuse3's mount.fuse3 runs "gcfs IMAGE DIR -o OPTS" for type fuse.gcfs. Both
-// become "gcfs mount [flags] IMAGE DIR", which returns once the mount is ready.
+// [-o OPTS] [-t TYPE]" for "mount -t gcfs" and fstab lines of type gcfs, and
+// "mount.fuse.gcfs IMAGE DIR ..." for type fuse.gcfs (it looks for
+// /sbin/mount.fuse.gcfs before fuse3's /sbin/mount.fuse); fuse3's
+// mount.fuse3, when it is the one run, runs "gcfs IMAGE DIR -o OPTS". All
+// become "gcfs mount [flags] IMAGE DIR", which returns once the mount is
+// ready.
+
+// helperUsage is what a mount helper run without its arguments prints.
+const helperUsage = `usage: mount.gcfs IMAGE MOUNTPOINT [-fnrsvw] [-o OPTIONS]
+(mount(8) runs it for "mount -t gcfs IMAGE MOUNTPOINT" and fstab lines of type gcfs)
+OPTIONS: ro, allow_other, uid=N, gid=N, umask=OCTAL, cache_size=SIZE,
+max_decoded=SIZE, parent=FILE, log_file=FILE, debug; a value holding a comma
+is double-quoted: log_file="/x/q,uoted.log". See gcfs mount --help.`
+
+// errHelperUsage: a mount helper run without IMAGE and MOUNTPOINT.
+var errHelperUsage = errors.New(helperUsage)
+
+// isHelperName reports whether args[0] names a mount helper (mount.gcfs,
+// mount.fuse.gcfs): then the first argument is the image, whatever its
+// name, never a gcfs command.
+func isHelperName(arg0 string) bool {
+	return strings.HasPrefix(filepath.Base(arg0), "mount.")
+}
 
 // helperArgs rewrites a helper command line into a gcfs mount command line;
 // ok is false when args are an ordinary gcfs command line.
 func helperArgs(app *cli.App, args []string) (out []string, fake bool, ok bool, err error) {
-	if len(args) < 3 {
+	if len(args) == 0 {
 		return nil, false, false, nil
 	}
-	base := filepath.Base(args[0])
-	asHelper := strings.HasPrefix(base, "mount.")
-	if app.Command(args[1]) != nil || strings.HasPrefix(args[1], "-") {
-		return nil, false, false, nil // a gcfs command (also the background server's re-exec)
-	}
-	if !asHelper {
-		// mount.fuse3's form: gcfs IMAGE DIR [-o OPTS]; only when DIR is a directory.
+	if isHelperName(args[0]) {
+		if len(args) < 3 {
+			return nil, false, true, errHelperUsage
+		}
+	} else {
+		// mount.fuse3's form: gcfs IMAGE DIR [-o OPTS]; only when IMAGE is
+		// no gcfs command nor flag and DIR is a directory.
+		if len(args) < 3 || app.Command(args[1]) != nil || strings.HasPrefix(args[1], "-") {
+			return nil, false, false, nil
+		}
 		if st, err := os.Stat(args[2]); err != nil || !st.IsDir() {
 			return nil, false, false, nil
 		}
 	}
 	image, dir := args[1], args[2]
-	var opts []string
+	var opts []mountOption
+	addOpts := func(s string) error {
+		o, err := splitMountOptions(s)
+		opts = append(opts, o...)
+		return err
+	}
 	rest := args[3:]
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
@@ -42,51 +71,54 @@ func helperArgs(app *cli.App, args []string) (out []string, fake bool, ok bool, 
 				return nil, false, true, fmt.Errorf("mount.gcfs: %s needs a value", a)
 			}
 			if a == "-o" {
-				opts = append(opts, rest[i+1])
+				if err := addOpts(rest[i+1]); err != nil {
+					return nil, false, true, fmt.Errorf("mount.gcfs: %v", err)
+				}
 			}
 			i++
 		case strings.HasPrefix(a, "-o"):
-			opts = append(opts, a[2:])
+			if err := addOpts(a[2:]); err != nil {
+				return nil, false, true, fmt.Errorf("mount.gcfs: %v", err)
+			}
 		case strings.HasPrefix(a, "-t") || strings.HasPrefix(a, "-N"):
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			for _, f := range a[1:] {
 				switch f {
-				case 's', 'n', 'v', 'r':
+				case 's', 'n', 'v':
+				case 'r':
+					opts = append(opts, mountOption{key: "ro"})
+				case 'w':
+					opts = append(opts, mountOption{key: "rw"})
 				case 'f':
 					fake = true
-				case 'w':
-					return nil, false, true, fmt.Errorf("mount.gcfs: -w: gcfs mounts are read-only")
 				default:
-					return nil, false, true, fmt.Errorf("mount.gcfs: unknown option -%c", f)
+					return nil, false, true, fmt.Errorf("mount.gcfs: unknown option %q", "-"+string(f))
 				}
 			}
 		default:
 			return nil, false, true, fmt.Errorf("mount.gcfs: unexpected argument %q (want IMAGE DIR [-o OPTIONS])", a)
 		}
 	}
-	out = []string{args[0], "mount"}
+	// "gcfs", not args[0]: the rewritten line is parsed as a gcfs command.
+	out = []string{"gcfs", "mount"}
 	var pass []string
-	for _, o := range opts {
-		for _, opt := range strings.Split(o, ",") {
-			key, val, hasVal := strings.Cut(strings.TrimSpace(opt), "=")
-			switch {
-			case key == "" || key == "ro":
-			case key == "rw":
-				return nil, false, true, fmt.Errorf("mount.gcfs: -o rw: gcfs mounts are read-only")
-			case key == "cache_size" && hasVal:
-				out = append(out, "--cache-size", val)
-			case key == "max_decoded" && hasVal:
-				out = append(out, "--max-decoded", val)
-			case key == "parent" && hasVal:
-				out = append(out, "--parent", val)
-			case key == "log_file" && hasVal:
-				out = append(out, "--log-file", val)
-			case key == "debug" && !hasVal:
-				out = append(out, "--debug")
-			case ignoredMountOption(key):
-			default:
-				pass = append(pass, opt)
-			}
+	for _, opt := range opts {
+		key, val, hasVal := opt.key, opt.value, opt.hasValue
+		switch {
+		case key == "cache_size" && hasVal:
+			out = append(out, "--cache-size", val)
+		case key == "max_decoded" && hasVal:
+			out = append(out, "--max-decoded", val)
+		case key == "parent" && hasVal:
+			out = append(out, "--parent", val)
+		case key == "log_file" && hasVal:
+			out = append(out, "--log-file", val)
+		case key == "debug" && !hasVal:
+			out = append(out, "--debug")
+		case ignoredMountOption(key):
+		default:
+			// ro and rw too, in order: gcfs mount's -o takes the last.
+			pass = append(pass, opt.String())
 		}
 	}
 	if len(pass) > 0 {

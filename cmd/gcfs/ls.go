@@ -121,7 +121,7 @@ func runCat(c *cli.Context) error {
 	}
 	defer o.Close()
 	if n.IsDir() {
-		return exitErr(1, "%s: %s: %v", o.path, n.Path(), errIsDir)
+		return exitErr(1, "%s: %s is a directory; `gcfs ls %s %s` lists it", o.path, displayPath(n.Path()), o.path, displayPath(n.Path()))
 	}
 	r, err := n.Open()
 	if err != nil {
@@ -136,3 +136,11 @@ func runCat(c *cli.Context) error {
 
 // onlyWriter hides ReadFrom so that CopyBuffer uses our large buffer.
 type onlyWriter struct{ io.Writer }
+
+// displayPath names a tree path as the commands take it: "/" for the root.
+func displayPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}

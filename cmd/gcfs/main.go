@@ -28,7 +28,45 @@ func newApp() *cli.App {
 	app.Commands = append(app.Commands, wadCommand(), mkdiscCommand())
 	app.OnUsageError = usageError
 	setUsageErrors(app.Commands)
+	app.Action = unknownCommand(nil, app.Commands)
+	setUnknownCommands(app.Commands)
 	return app
+}
+
+// unknownCommand is the action of the app and of each command that only
+// groups subcommands: cli runs it when the first argument names none of
+// them (its own answer was "No help topic for 'frobnicate'", exit 3). With
+// no argument it shows the help, as cli did.
+func unknownCommand(parent *cli.Command, cmds []*cli.Command) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() == 0 {
+			if parent == nil {
+				return cli.ShowAppHelp(c)
+			}
+			return cli.ShowSubcommandHelp(c)
+		}
+		name := "gcfs"
+		if parent != nil {
+			name += " " + parent.Name
+		}
+		var names []string
+		for _, cmd := range cmds {
+			if !cmd.Hidden && cmd.Name != "help" {
+				names = append(names, cmd.Name)
+			}
+		}
+		return cli.Exit(fmt.Sprintf("%s: %q is not a command; the commands are %s (see %s --help)",
+			name, c.Args().First(), strings.Join(names, ", "), name), 2)
+	}
+}
+
+func setUnknownCommands(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if len(c.Subcommands) > 0 && c.Action == nil {
+			c.Action = unknownCommand(c, c.Subcommands)
+		}
+		setUnknownCommands(c.Subcommands)
+	}
 }
 
 // usageError makes a bad flag or value one line with a pointer to --help,
@@ -58,7 +96,13 @@ func main() {
 	args := os.Args
 	// Run as mount.gcfs (by mount(8)) or as "gcfs IMAGE DIR -o OPTS" (by
 	// mount.fuse3 for type fuse.gcfs): a mount with translated options.
-	if ha, fake, ok, err := helperArgs(app, args); ok {
+	// The background server (readyFDEnv set) is always a gcfs mount line,
+	// even when this executable is named mount.gcfs.
+	if ha, fake, ok, err := helperArgs(app, args); ok && os.Getenv(readyFDEnv) == "" {
+		if err == errHelperUsage {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1) // mount(8)'s "incorrect invocation"
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, fsnode.EscapeControl(err.Error()))
 			os.Exit(32) // mount(8)'s "mount failure"

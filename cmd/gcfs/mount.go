@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -69,6 +70,7 @@ type mountConfig struct {
 	maxDecoded        int64
 	fuse              fusefs.Options
 	rawOpts           []string // the -o values as given, for the re-exec
+	writeRequested    bool     // -o rw (mountMode says what it gets)
 	debug             bool
 	logFile           string
 	noViews           bool
@@ -94,8 +96,13 @@ func parseMountArgs(c *cli.Context) (*mountConfig, error) {
 	}
 	cfg.fuse.UID, cfg.fuse.GID = uint32(os.Getuid()), uint32(os.Getgid())
 	cfg.rawOpts = c.StringSlice("o")
-	if err := parseFuseOpts(cfg.rawOpts, &cfg.fuse); err != nil {
+	if cfg.writeRequested, err = parseFuseOpts(cfg.rawOpts, &cfg.fuse); err != nil {
 		return nil, err
+	}
+	if cfg.logFile != "" {
+		if err := checkLogFile(cfg.logFile, cfg.mountpoint); err != nil {
+			return nil, err
+		}
 	}
 	cfg.fuse.Debug = cfg.debug
 	return cfg, nil
@@ -112,22 +119,29 @@ func parseSize(flag, s string, min int64) (int64, error) {
 	return int64(v), nil
 }
 
-// parseFuseOpts reads -o values (each a comma list).
-func parseFuseOpts(vals []string, o *fusefs.Options) error {
+// parseFuseOpts reads -o values (each an option string as mount(8) writes
+// it: see splitMountOptions). It reports whether the options ask for a
+// writable mount: "rw" (typed, or added by mount(8) itself), the last of ro
+// and rw winning as in mount(8); mountMode decides what that means.
+func parseFuseOpts(vals []string, o *fusefs.Options) (rw bool, err error) {
 	for _, v := range vals {
-		for _, opt := range strings.Split(v, ",") {
-			opt = strings.TrimSpace(opt)
-			key, val, hasVal := strings.Cut(opt, "=")
+		opts, err := splitMountOptions(v)
+		if err != nil {
+			return false, fmt.Errorf("mount: %v", err)
+		}
+		for _, opt := range opts {
+			key, val, hasVal := opt.key, opt.value, opt.hasValue
 			switch {
-			case opt == "" || opt == "ro":
-			case opt == "rw":
-				return fmt.Errorf("mount: -o rw: the image is mounted read-only")
-			case opt == "allow_other":
+			case key == "ro" && !hasVal:
+				rw = false
+			case key == "rw" && !hasVal:
+				rw = true
+			case key == "allow_other" && !hasVal:
 				o.AllowOther = true
 			case key == "uid" || key == "gid":
 				n, err := strconv.ParseUint(val, 10, 32)
 				if !hasVal || err != nil {
-					return fmt.Errorf("mount: -o %s: want a numeric id", opt)
+					return false, fmt.Errorf("mount: -o %s: want a numeric id", opt)
 				}
 				if key == "uid" {
 					o.UID = uint32(n)
@@ -137,16 +151,35 @@ func parseFuseOpts(vals []string, o *fusefs.Options) error {
 			case key == "umask":
 				n, err := strconv.ParseUint(val, 8, 32)
 				if !hasVal || err != nil || n > 0o777 {
-					return fmt.Errorf("mount: -o %s: want an octal mask such as 022", opt)
+					return false, fmt.Errorf("mount: -o %s: want an octal mask such as 022", opt)
 				}
 				m := uint32(n)
 				o.Umask = &m
 			default:
-				o.FuseOptions = append(o.FuseOptions, opt)
+				// FUSE's own option list is comma-separated with no quoting
+				// through go-fuse: a comma in a value cannot get there whole.
+				if strings.Contains(opt.value, ",") {
+					return false, fmt.Errorf("mount: -o %q: a FUSE option's value cannot hold a comma", opt.String())
+				}
+				o.FuseOptions = append(o.FuseOptions, opt.String())
 			}
 		}
 	}
-	return nil
+	return rw, nil
+}
+
+// mountMode decides how a mount that asked to be writable is made. The
+// image is never written, so without an overlay (which does not exist yet:
+// an --overlay flag changes this one place) the mount is read-only, as the
+// kernel mounts a write-protected ISO read-only and says so ("WARNING:
+// source write-protected, mounted read-only") rather than failing: mount(8)
+// adds "rw" itself to `mount -t gcfs IMAGE DIR` with no -o. note is the one
+// line to tell the user ("" when there is nothing to say).
+func mountMode(cfg *mountConfig) (note string) {
+	if !cfg.writeRequested {
+		return ""
+	}
+	return fmt.Sprintf("gcfs: %s is read-only: mounting read-only", cfg.image)
 }
 
 // checkMountpoint refuses a mount point that is missing, not a directory,
@@ -185,6 +218,47 @@ func checkMountpoint(dir string) error {
 		return fmt.Errorf("mount point %s is not empty", dir)
 	}
 	return nil
+}
+
+// checkLogFile refuses a --log-file under the mount point: the server opens
+// it before mounting, so it would be created in the mount point (making the
+// next mount's "not empty" refusal), then hidden by the mount with every
+// line written after. The file need not exist yet: its nearest existing
+// ancestor is resolved and the rest of the path joined on.
+func checkLogFile(logFile, mountpoint string) error {
+	lf, err := realPathPrefix(logFile)
+	if err != nil {
+		return fmt.Errorf("--log-file %s: %v", logFile, err)
+	}
+	mnt, err := realPathPrefix(mountpoint)
+	if err != nil {
+		return nil // checkMountpoint says what is wrong with it
+	}
+	if lf == mnt || strings.HasPrefix(lf, strings.TrimSuffix(mnt, "/")+"/") {
+		return fmt.Errorf("--log-file %s is under the mount point %s: the mount would hide it and every line after; put it elsewhere", logFile, mountpoint)
+	}
+	return nil
+}
+
+// realPathPrefix resolves the symlinks of path's longest existing prefix and
+// joins the rest on, cleaned: the path the file has or would have.
+func realPathPrefix(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for dir := abs; ; {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
 }
 
 // isMount reports whether dir is a mount point: listed in mountinfo, or on a
@@ -245,6 +319,9 @@ func mountAction(c *cli.Context) error {
 		oi.Close()
 		return err
 	}
+	if note := mountMode(cfg); note != "" {
+		fmt.Fprintln(errWriter(c), note)
+	}
 	if !c.Bool("foreground") {
 		// The background server logs only to --log-file: say here, where
 		// the user sees it, which directories the mount will lack.
@@ -271,6 +348,11 @@ func startBackground(cfg *mountConfig) error {
 		"--max-decoded", strconv.FormatInt(cfg.maxDecoded, 10)}
 	for _, o := range cfg.rawOpts {
 		args = append(args, "-o", o)
+	}
+	if cfg.writeRequested {
+		// The last of ro and rw wins: the server mounts what mountMode
+		// said here, and does not say it again.
+		args = append(args, "-o", "ro")
 	}
 	if cfg.debug {
 		args = append(args, "--debug")
@@ -484,7 +566,7 @@ func serve(cfg *mountConfig, oi *openedImage) (err error) {
 	}
 	srv, err := fusefs.Mount(cfg.mountpoint, tree, opt)
 	if err != nil {
-		return fmt.Errorf("mount %s at %s: %v", cfg.image, cfg.mountpoint, err)
+		return fmt.Errorf("mount %s at %s: %s", cfg.image, cfg.mountpoint, mountError(err))
 	}
 	logf("gcfs: %s mounted at %s in %v (cache %s, max decoded %s)", cfg.image, cfg.mountpoint,
 		time.Since(start).Round(time.Millisecond), humanize.IBytes(uint64(cfg.cacheSize)), humanize.IBytes(uint64(cfg.maxDecoded)))
@@ -577,15 +659,80 @@ func umountAction(c *cli.Context) error {
 		return fmt.Errorf("umount: want MOUNTPOINT (see gcfs umount --help)")
 	}
 	dir := c.Args().Get(0)
-	if !isMount(dir) {
+	m, err := findMount(dir)
+	if err != nil {
+		return fmt.Errorf("umount %s: %v", dir, err)
+	}
+	if m == nil {
 		if _, err := os.Stat(dir); err != nil && !errors.Is(err, syscall.ENOTCONN) {
 			return fmt.Errorf("umount %s: %v", dir, unwrapPathError(err))
 		}
-		if _, err := os.Stat(dir); err == nil {
-			return fmt.Errorf("umount %s: not a mount", dir)
+		return fmt.Errorf("umount %s: not a mount point", dir)
+	}
+	if !isGcfsMountType(m.fstype) {
+		return fmt.Errorf("umount %s: a %s mount, not a gcfs mount: not unmounted", dir, m.fstype)
+	}
+	return unmount(m.point, c.Bool("lazy"))
+}
+
+// gcfsMountType is the type gcfs's mounts have in the mount table: FUSE
+// with go-fuse's Name "gcfs" as the subtype (fusefs.MountOptions).
+const gcfsMountType = "fuse.gcfs"
+
+func isGcfsMountType(t string) bool { return t == gcfsMountType }
+
+// mountEntry is one line of /proc/self/mountinfo.
+type mountEntry struct {
+	point, fstype, source string
+}
+
+// findMount returns the mount whose mount point is dir (the last one
+// listed, which is the one on top), or nil when dir is not a mount point.
+// dir is resolved without stat-ing it where that fails, so that a dead FUSE
+// mount (whose stat answers ENOTCONN) is still found.
+func findMount(dir string) (*mountEntry, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	} else if r, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(r, filepath.Base(abs))
+	}
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	var found *mountEntry
+	for _, line := range strings.Split(string(data), "\n") {
+		if e, ok := parseMountinfoLine(line); ok && e.point == abs {
+			found = &e
 		}
 	}
-	return unmount(dir, c.Bool("lazy"))
+	return found, nil
+}
+
+// parseMountinfoLine reads "ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS...] -
+// FSTYPE SOURCE SUPEROPTS" (proc(5)).
+func parseMountinfoLine(line string) (mountEntry, bool) {
+	f := strings.Fields(line)
+	if len(f) < 5 {
+		return mountEntry{}, false
+	}
+	e := mountEntry{point: unescapeMountPath(f[4])}
+	for i := 6; i < len(f); i++ {
+		if f[i] == "-" {
+			if i+1 < len(f) {
+				e.fstype = unescapeMountPath(f[i+1])
+			}
+			if i+2 < len(f) {
+				e.source = unescapeMountPath(f[i+2])
+			}
+			break
+		}
+	}
+	return e, true
 }
 
 // unmount detaches a FUSE mount with fusermount3 (which works for the
@@ -605,9 +752,9 @@ func unmount(dir string, lazy bool) error {
 		if err == nil {
 			return nil
 		}
-		msg = strings.TrimSpace(string(out))
+		msg = oneLine(string(out))
 		if msg == "" {
-			msg = err.Error()
+			msg = bin + " " + exitStatus(err)
 		}
 		break
 	}
@@ -615,16 +762,52 @@ func unmount(dir string, lazy bool) error {
 	if lazy {
 		flags = syscall.MNT_DETACH
 	}
-	if err := syscall.Unmount(dir, flags); err != nil {
-		if msg != "" {
-			return fmt.Errorf("umount %s: %s", dir, msg)
-		}
-		if errors.Is(err, syscall.EBUSY) {
-			return fmt.Errorf("umount %s: busy (use -z to detach lazily)", dir)
-		}
-		return fmt.Errorf("umount %s: %v", dir, err)
+	err := syscall.Unmount(dir, flags)
+	if err == nil {
+		return nil
 	}
-	return nil
+	if errors.Is(err, syscall.EBUSY) || strings.Contains(msg, "busy") {
+		return fmt.Errorf("umount %s: %s is busy; `gcfs umount -z %s` unmounts it lazily", dir, dir, dir)
+	}
+	if msg != "" {
+		return fmt.Errorf("umount %s: %s", dir, msg)
+	}
+	return fmt.Errorf("umount %s: %v", dir, err)
+}
+
+// exitStatus says how a command ended: its exit code (not the wait status
+// go-fuse prints as "exited with code 256") or the signal that ended it.
+func exitStatus(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("was killed by %v", ws.Signal())
+		}
+		return fmt.Sprintf("exited with code %d", ee.ExitCode())
+	}
+	return err.Error()
+}
+
+// fusermountWaitStatus matches go-fuse's mount failure, which prints the
+// helper's wait status: "fusermount exited with code 256" is exit code 1.
+var fusermountWaitStatus = regexp.MustCompile(`fusermount exited with code (\d+)\s*`)
+
+// mountError rewrites go-fuse's mount error with fusermount3's exit code.
+// What fusermount3 printed went to the server's stderr: the caller of a
+// background server adds its last line to the message, a foreground
+// server's user has seen it.
+func mountError(err error) string {
+	return fusermountWaitStatus.ReplaceAllStringFunc(strings.TrimSpace(err.Error()), func(m string) string {
+		n, perr := strconv.ParseUint(fusermountWaitStatus.FindStringSubmatch(m)[1], 10, 32)
+		if perr != nil {
+			return m
+		}
+		ws := syscall.WaitStatus(n)
+		if ws.Signaled() {
+			return fmt.Sprintf("fusermount was killed by %v", ws.Signal())
+		}
+		return fmt.Sprintf("fusermount exited with code %d", ws.ExitStatus())
+	})
 }
 
 // oneLine folds a multi-line message (fusermount3's output) into one log line.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -272,5 +271,3 @@ func files(n *fsnode.Node) []*fsnode.Node {
 	})
 	return out
 }
-
-var errIsDir = errors.New("is a directory")

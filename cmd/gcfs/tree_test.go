@@ -312,7 +312,8 @@ func catChecks(t *testing.T, img string, res *mkdisc.Result) {
 	if checked < 3 {
 		t.Errorf("only %d files checked", checked)
 	}
-	if r := treeFails(t, "cat", img, "G"); !strings.Contains(r.err.Error(), "directory") {
+	// Issue 18 item 12: the refusal points at the command that lists it.
+	if r := treeFails(t, "cat", img, "G"); !strings.Contains(r.err.Error(), "G is a directory; `gcfs ls "+img+" G` lists it") {
 		t.Errorf("cat of a directory: %v", r.err)
 	}
 }
