@@ -23,7 +23,7 @@ func newApp() *cli.App {
 	}
 	app.Commands = append(app.Commands, mountCommands()...)
 	app.Commands = append(app.Commands, treeCommands()...)
-	app.Commands = append(app.Commands, wadCommand(), mkdiscCommand())
+	app.Commands = append(app.Commands, wadCommand(), mkdiscCommand(), packCommand())
 	app.OnUsageError = usageError
 	setUsageErrors(app.Commands)
 	return app
