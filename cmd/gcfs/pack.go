@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -15,6 +18,7 @@ import (
 
 	"gcfs/discimg"
 	"gcfs/fsnode"
+	"gcfs/fsnode/fusefs"
 	"gcfs/rebuild"
 )
 
@@ -22,7 +26,7 @@ func packCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "pack",
 		Usage:     "write the disc rebuilt with the edits an overlay directory holds",
-		ArgsUsage: "IMAGE DIR OUT.iso",
+		ArgsUsage: "IMAGE DIR OUT.iso | --serve MOUNTPOINT IMAGE DIR",
 		Description: "DIR holds edits at the tree's paths (DIR/G/LEVEL1.WAD/gameplay: the decoded " +
 			"gameplay's new bytes; DIR/G/MISC.WAD/irx.wad: a stream taken as stored). Every edited " +
 			"file is rebuilt with everything that encloses it (part tables, container tables, level " +
@@ -30,10 +34,14 @@ func packCommand() *cli.Command {
 			"bytes. A file that outgrows its sectors moves to the end of the volume. OUT is written " +
 			"to a temporary file beside it, read back through the tree and checked (every file equals " +
 			"the original with the edits applied), then renamed. IMAGE may be any image gcfs reads; " +
-			"OUT is an ISO.",
+			"OUT is an ISO. With --serve nothing is written: MOUNTPOINT shows the rebuilt image as one " +
+			"read-only file, NAME.iso, assembled on read from the image and the rebuilt bytes held in " +
+			"memory (the same bytes pack writes), until gcfs umount MOUNTPOINT or an interrupt; it " +
+			"shows DIR as it was when served.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "list what would be rebuilt and which files move; write nothing"},
-			&cli.BoolFlag{Name: "no-check", Usage: "do not read the written image back to check it"},
+			&cli.BoolFlag{Name: "no-check", Usage: "do not read the written (or served) image back to check it"},
+			&cli.BoolFlag{Name: "serve", Usage: "mount the rebuilt image at MOUNTPOINT instead of writing it (args: MOUNTPOINT IMAGE DIR)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar, no summary"},
 			maxDecodedFlag(), noIndexCacheFlag(), parentFlag(),
 		},
@@ -45,11 +53,18 @@ func runPack(c *cli.Context) error {
 	if c.NArg() != 3 {
 		return usageErr(c, "IMAGE DIR OUT.iso")
 	}
-	dir, out := c.Args().Get(1), c.Args().Get(2)
+	image, dir, out := c.Args().Get(0), c.Args().Get(1), c.Args().Get(2)
+	serveAt := ""
+	if c.Bool("serve") {
+		serveAt, image, dir = c.Args().Get(0), c.Args().Get(1), c.Args().Get(2)
+		if err := checkMountpoint(serveAt); err != nil {
+			return exitErr(1, "gcfs pack --serve: %v", err)
+		}
+	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return exitErr(2, "gcfs pack: %s: not a directory of edits", dir)
 	}
-	o, err := openTree(c, c.Args().Get(0))
+	o, err := openTree(c, image)
 	if err != nil {
 		return err
 	}
@@ -79,6 +94,9 @@ func runPack(c *cli.Context) error {
 	if c.Bool("dry-run") {
 		printPlan(stdout, o, l)
 		return nil
+	}
+	if serveAt != "" {
+		return servePacked(c, o, l, serveAt)
 	}
 	if len(l.Rebuilt) == 0 && !c.Bool("quiet") {
 		fmt.Fprintf(stderr, "gcfs: pack: no edit changes the disc: %s will be a copy of %s\n", out, o.path)
@@ -141,6 +159,57 @@ func runPack(c *cli.Context) error {
 	if !c.Bool("quiet") {
 		fmt.Fprintf(stderr, "gcfs: pack: wrote %s (%d bytes): %d files rebuilt, %d moved, %d bytes rebuilt\n",
 			out, l.Size, len(l.Rebuilt), len(l.Moved), l.NewBytes())
+	}
+	return nil
+}
+
+// servePacked mounts the rebuilt image as MOUNTPOINT/NAME.iso and serves it
+// until it is unmounted or the command is interrupted.
+func servePacked(c *cli.Context, o *openedTree, l *rebuild.Layout, mnt string) error {
+	stderr := errWriter(c)
+	r := l.NewReader(o.img.R)
+	if !c.Bool("no-check") {
+		img, err := discimg.Open(r, l.Size)
+		if err != nil {
+			return exitErr(1, "gcfs pack --serve: the rebuilt image does not open: %v", err)
+		}
+		t, err := fsnode.Build(img, fsnode.Options{CacheSize: 64 << 20})
+		if err != nil {
+			return exitErr(1, "gcfs pack --serve: %v", err)
+		}
+		if err := rebuild.Check(o.tree, t, l); err != nil {
+			return exitErr(1, "gcfs pack --serve: %v; nothing served", err)
+		}
+	}
+	base := filepath.Base(o.path)
+	name := strings.TrimSuffix(base, filepath.Ext(base)) + ".iso"
+	opt := fusefs.Options{UID: uint32(os.Getuid()), GID: uint32(os.Getgid()), Logf: func(f string, a ...any) {
+		fmt.Fprintf(stderr, f+"\n", a...)
+	}}
+	opt.FsName, _ = filepath.Abs(o.path)
+	if st, err := os.Stat(o.path); err == nil {
+		opt.Mtime = st.ModTime()
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	srv, err := fusefs.MountFile(mnt, name, r, l.Size, opt)
+	if err != nil {
+		return exitErr(1, "gcfs pack --serve: mount at %s: %v", mnt, err)
+	}
+	if !c.Bool("quiet") {
+		fmt.Fprintf(stderr, "gcfs: pack: serving %s (%d bytes, %d rebuilt bytes in memory); gcfs umount %s to stop\n",
+			filepath.Join(mnt, name), l.Size, l.NewBytes(), mnt)
+	}
+	done := make(chan struct{})
+	go func() { srv.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-sigs:
+		if err := srv.Unmount(); err != nil {
+			return exitErr(1, "gcfs pack --serve: unmounting %s: %v", mnt, err)
+		}
+		<-done
 	}
 	return nil
 }

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"gcfs/codec"
 	"gcfs/discimg/imagefile/imagetest"
@@ -182,5 +184,72 @@ func TestPackRefuses(t *testing.T) {
 			}
 			noTemp(t, work)
 		})
+	}
+}
+
+// TestPackServe: `gcfs pack --serve` shows the rebuilt image as one file,
+// byte for byte what pack writes, and ends when unmounted.
+func TestPackServe(t *testing.T) {
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skip("no /dev/fuse")
+	}
+	img, _ := genLayout(t, mkdisc.Small)
+	work := t.TempDir()
+	ov := filepath.Join(work, "ov")
+	p := "G/LEVEL2.WAD/gameplay"
+	writeEdit(t, ov, p, append(catOf(t, img, p), codec.SampleData(4, 1<<20)...))
+	out := filepath.Join(work, "out.iso")
+	treeOK(t, "pack", "--no-index-cache", "-q", img, ov, out)
+	mnt := filepath.Join(work, "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan treeResult, 1)
+	go func() { done <- treeRun(t, "pack", "--serve", "--no-index-cache", mnt, img, ov) }()
+	served := filepath.Join(mnt, "small.iso")
+	unmounted := false
+	defer func() {
+		if !unmounted {
+			syscall.Unmount(mnt, syscall.MNT_DETACH)
+		}
+	}()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(served); err == nil {
+			break
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("pack --serve ended: %v: %s", r.err, r.errOut)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if i > 400 {
+			t.Fatal("the served image did not appear")
+		}
+	}
+	got, err := os.ReadFile(served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the served image (%d bytes) differs from the written one (%d)", len(got), len(want))
+	}
+	if err := os.WriteFile(served, []byte("x"), 0o644); err == nil {
+		t.Error("the served image is writable")
+	}
+	if err := syscall.Unmount(mnt, 0); err != nil {
+		t.Fatal(err)
+	}
+	unmounted = true
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("pack --serve: %v: %s", r.err, r.errOut)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("pack --serve did not end when unmounted")
 	}
 }
