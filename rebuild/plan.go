@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strings"
 
+	"gcfs/assets"
 	"gcfs/codec"
 	"gcfs/discimg"
 	"gcfs/fsnode"
@@ -200,7 +201,22 @@ func Plan(t *fsnode.Tree, edits []Edit, opt Options) (*Layout, error) {
 		case fsnode.Dir:
 			return nil, &EditError{e.Path, errors.New("is a directory")}
 		case fsnode.View:
-			return nil, &EditError{e.Path, errors.New("a view (PNG, WAV, SRT) cannot be taken as an edit yet: edit the file it shows instead")}
+			if old, err := readAll(n); err == nil && bytes.Equal(old, e.Data) {
+				// Written back as shown: nothing to take back (a WAV
+				// encoded again would not give the VAG's bytes).
+				l.Unchanged = append(l.Unchanged, e.Path)
+				continue
+			}
+			src, data, note, err := fromView(n, e.Data)
+			if err != nil {
+				return nil, &EditError{e.Path, err}
+			}
+			if note != "" {
+				opt.Logf("%s: %s", e.Path, note)
+			}
+			// The view's edit is an edit of the file it shows.
+			e = Edit{Path: src.Path(), Data: data}
+			n = src
 		}
 		c := canon(n)
 		if prev, dup := byNode[c]; dup {
@@ -430,6 +446,32 @@ func rebuildEncloser(e *fsnode.Node, kids []*change, img io.ReaderAt, l *Layout)
 		ch.data = out
 	}
 	return ch, nil
+}
+
+// fromView takes an edit of a view back to the format of the file it is
+// computed from: PNG to the PIF texture or RGBA blob, WAV to the VAG.
+func fromView(n *fsnode.Node, b []byte) (*fsnode.Node, []byte, string, error) {
+	kind, src := n.View()
+	if src == nil {
+		return nil, nil, "", errors.New("a view without a source")
+	}
+	orig, err := readAll(src)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%s cannot be read: %w", src.Path(), err)
+	}
+	switch kind {
+	case fsnode.ViewPNG:
+		if assets.IsPIF(orig) {
+			out, note, err := assets.PIFFromPNG(orig, b)
+			return src, out, note, err
+		}
+		out, err := assets.RGBABlobFromPNG(orig, b)
+		return src, out, "", err
+	case fsnode.ViewWAV:
+		out, err := assets.VAGFromWAV(orig, b)
+		return src, out, "", err
+	}
+	return nil, nil, "", fmt.Errorf("a %s view cannot be taken as an edit yet: edit %s instead", kind, src.Path())
 }
 
 // partOffset is where part n lies in file e's content. Parts are matched by

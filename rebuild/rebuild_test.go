@@ -5,6 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"gcfs/assets"
 	"gcfs/codec"
 	"gcfs/discimg"
 	"gcfs/discimg/mkdisc"
@@ -426,4 +430,106 @@ func TestCheckFindsDamage(t *testing.T) {
 	if err := Check(tree, out, l); err == nil || !strings.Contains(err.Error(), p+": not the edit") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+func recolour(t *testing.T, pic []byte, c color.NRGBA, every int) []byte {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(pic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	out := image.NewNRGBA(b)
+	i := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			out.Set(x, y, img.At(x, y))
+			if i%every == 0 {
+				out.SetNRGBA(x, y, c)
+			}
+			i++
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, out); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestViewEdits: a texture's PNG becomes the PIF again (a new colour in its
+// palette; a BONUS image re-encoded in its stream; an RGBA blob), a sound's
+// WAV a VAG at the WAV's rate; a PNG or WAV written back unchanged rebuilds
+// nothing; bad ones are refused saying why.
+func TestViewEdits(t *testing.T) {
+	tree, f := original(t)
+	pngs := []string{"G/ARMOR.WAD/armor0_textures.d/00.png", "G/BONUS.WAD/paintings/00.png", "G/BONUS.WAD/credits_images/00.png"}
+	wav := "G/AUDIO.WAD/vendor/000.wav"
+	var same []Edit
+	for _, p := range append(pngs, wav) {
+		same = append(same, Edit{p, read(t, tree, p)})
+	}
+	l, err := Plan(tree, same, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Rebuilt) != 0 || l.Size != tree.Image.Size || hashOf(t, l.NewReader(f), l.Size) != hashOf(t, f, l.Size) {
+		t.Fatalf("unchanged views rebuilt %v", l.Rebuilt)
+	}
+	red := color.NRGBA{250, 1, 2, 255}
+	var edits []Edit
+	for _, p := range pngs {
+		edits = append(edits, Edit{p, recolour(t, read(t, tree, p), red, 5)})
+	}
+	samples := make([]int16, 5000)
+	for i := range samples {
+		samples[i] = int16((i * 37) % 20000)
+	}
+	w := assets.WAVHeader(22050, int64(len(samples)))
+	for _, s := range samples {
+		w = binary.LittleEndian.AppendUint16(w, uint16(s))
+	}
+	edits = append(edits, Edit{wav, w})
+	_, _, out := rebuilt(t, edits...)
+	for _, e := range edits[:len(pngs)] {
+		got, err := png.Decode(bytes.NewReader(read(t, out, e.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := got.Bounds()
+		if c := color.NRGBAModel.Convert(got.At(b.Min.X, b.Min.Y)).(color.NRGBA); c != red {
+			t.Errorf("%s: first pixel %v, want %v", e.Path, c, red)
+		}
+	}
+	h, dec, err := assets.DecodeVAG(read(t, out, "G/AUDIO.WAD/vendor/000.vag"))
+	if err != nil || h.SampleRate != 22050 || len(dec) < len(samples) {
+		t.Fatalf("VAG: rate %d, %d samples, %v", h.SampleRate, len(dec), err)
+	}
+	for _, c := range []struct {
+		path string
+		data []byte
+		want string
+	}{
+		{pngs[0], []byte("no png"), "not a PNG"},
+		{pngs[0], read(t, tree, pngs[1]), "keeps its size"},
+		{wav, stereo(w), "channels"},
+		{wav, []byte("RIFF...."), "not a WAV"},
+	} {
+		_, err := Plan(tree, []Edit{{c.path, c.data}}, Options{})
+		var ee *EditError
+		if !errors.As(err, &ee) || ee.Path != c.path || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.path, err, c.want)
+		}
+	}
+	// X and X.png are one node.
+	_, err = Plan(tree, []Edit{{pngs[0], edits[0].Data}, {strings.TrimSuffix(pngs[0], ".png"), []byte("x")}}, Options{})
+	if !errors.Is(err, ErrConflict) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func stereo(w []byte) []byte {
+	s := append([]byte(nil), w...)
+	binary.LittleEndian.PutUint16(s[22:], 2)
+	return s
 }
