@@ -91,14 +91,27 @@ func (l *Layout) Write(w io.WriterAt, img io.ReaderAt, progress func(done int64)
 				if err := readFull(img, buf[:n], s.Src+k); err != nil {
 					return err
 				}
-				if isZero(buf[:n]) {
-					// A sparse input stays sparse: the hole reads as zeros
-					// once the file is truncated to its size.
-					k += n
-					continue
-				}
-				if _, err := w.WriteAt(buf[:n], s.Off+k); err != nil {
-					return err
+				// A sparse input stays sparse: runs of zero pages are
+				// skipped (holes read as zeros once the file is truncated
+				// to its size), the rest written in runs.
+				// Pages are the output file's: a run's edges fall on its
+				// 4 KiB boundaries, or a zero page half-written would be
+				// allocated.
+				base := s.Off + k
+				next := func(p int64) int64 { return min((base+p)/zeroPage*zeroPage+zeroPage-base, n) }
+				for p := int64(0); p < n; {
+					q := next(p)
+					if isZero(buf[p:q]) {
+						p = q
+						continue
+					}
+					for q < n && !isZero(buf[q:next(q)]) {
+						q = next(q)
+					}
+					if _, err := w.WriteAt(buf[p:q], s.Off+k+p); err != nil {
+						return err
+					}
+					p = q
 				}
 				k += n
 			}
@@ -110,6 +123,9 @@ func (l *Layout) Write(w io.WriterAt, img io.ReaderAt, progress func(done int64)
 	}
 	return nil
 }
+
+// zeroPage is the granularity of the holes Write leaves.
+const zeroPage = 4096
 
 func isZero(b []byte) bool {
 	for len(b) >= 8 {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"gcfs/assets"
@@ -532,4 +533,42 @@ func stereo(w []byte) []byte {
 	s := append([]byte(nil), w...)
 	binary.LittleEndian.PutUint16(s[22:], 2)
 	return s
+}
+
+// TestWriteSparse: Write gives the image's bytes and leaves its zero pages
+// as holes (a sparse input stays sparse).
+func TestWriteSparse(t *testing.T) {
+	tree, f := original(t)
+	p := "G/MISC.WAD/save_game"
+	l, err := Plan(tree, []Edit{{p, changed(read(t, tree, p))}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "out.iso"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := l.Write(out, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Truncate(l.Size); err != nil {
+		t.Fatal(err)
+	}
+	if hashOf(t, out, l.Size) != hashOf(t, l.NewReader(f), l.Size) {
+		t.Fatal("written image differs from the layout's reader")
+	}
+	blocks := func(f *os.File) int64 {
+		st, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Sys().(*syscall.Stat_t).Blocks * 512
+	}
+	if err := out.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got, orig := blocks(out), blocks(f); got > orig+1<<20 {
+		t.Fatalf("%d bytes allocated, the original image %d", got, orig)
+	}
 }
