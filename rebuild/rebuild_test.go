@@ -572,3 +572,48 @@ func TestWriteSparse(t *testing.T) {
 		t.Fatalf("%d bytes allocated, the original image %d", got, orig)
 	}
 }
+
+// TestRetailTextureEdit: on the retail layout (3.8 GB sparse), a texture's
+// PNG edited and a level lump grown rebuild and read back; the LEVEL file
+// moves past the volume's end and RC2.HDR follows.
+func TestRetailTextureEdit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("retail layout (3.8 GB sparse) skipped in -short mode")
+	}
+	path := filepath.Join(t.TempDir(), "retail.iso")
+	if _, err := mkdisctest.Generate(path, mkdisc.Retail, 1); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	tree := buildTree(t, f, fi.Size())
+	tex := "G/ARMOR.WAD/armor0_textures.d/00.png"
+	lump := "G/LEVEL4.WAD/sound_bank"
+	edits := []Edit{
+		{tex, recolour(t, read(t, tree, tex), color.NRGBA{1, 200, 3, 255}, 3)},
+		{lump, append(read(t, tree, lump), codec.SampleData(8, 4<<20)...)},
+	}
+	l, err := Plan(tree, edits, Options{Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Moved) != 1 || l.Moved[0].Path != "G/LEVEL4.WAD" || l.Moved[0].ToLBA != tree.Image.Vol.Blocks {
+		t.Fatalf("moved %v", l.Moved)
+	}
+	if n := l.NewBytes(); n > 32<<20 {
+		t.Errorf("%d rebuilt bytes held", n)
+	}
+	r := l.NewReader(f)
+	out := buildTree(t, r, r.Size())
+	if err := Check(tree, out, l); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := out.Lookup("G/LEVEL4.WAD")
+	if c.TOCStatus() != "matches" {
+		t.Fatalf("RC2.HDR: %s", c.TOCStatus())
+	}
+}
