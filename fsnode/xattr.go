@@ -122,6 +122,10 @@ func (n *Node) TableError() error { return n.tableErr }
 // Extent is the container table entry behind a file inside a container, or nil.
 func (n *Node) Extent() *discimg.Extent { return n.extent }
 
+// WadOf is, for NAME.wad, the decoded NAME whose stream it is (nil for other
+// nodes): the two are one stored range.
+func (n *Node) WadOf() *Node { return n.wadOf }
+
 // StreamHeader is a decoded file's WAD header (zero for other nodes).
 func (n *Node) StreamHeader() codec.Header { return n.hdr }
 

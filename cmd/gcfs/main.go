@@ -25,7 +25,7 @@ func newApp() *cli.App {
 	}
 	app.Commands = append(app.Commands, mountCommands()...)
 	app.Commands = append(app.Commands, treeCommands()...)
-	app.Commands = append(app.Commands, wadCommand(), mkdiscCommand())
+	app.Commands = append(app.Commands, wadCommand(), mkdiscCommand(), packCommand())
 	app.OnUsageError = usageError
 	setUsageErrors(app.Commands)
 	app.Action = unknownCommand(nil, app.Commands)

@@ -23,6 +23,7 @@ import (
 
 	"gcfs/fsnode"
 	"gcfs/fsnode/fusefs"
+	"gcfs/overlay"
 )
 
 // readyFDEnv names the descriptor a background server reports readiness on:
@@ -43,6 +44,7 @@ func mountCommands() []*cli.Command {
 				&cli.StringFlag{Name: "max-decoded", Value: "256MiB", Usage: "largest decoded stream; past it reads fail with EIO"},
 				&cli.StringSliceFlag{Name: "o", Usage: "comma list of mount options: allow_other, uid=N, gid=N, umask=OCTAL, others go to FUSE"},
 				&cli.BoolFlag{Name: "debug", Usage: "log the FUSE request trace and the cache counters"},
+				&cli.StringFlag{Name: "overlay", Usage: "mount writable: edits are kept in `DIR` at the tree's paths (gcfs pack rebuilds the disc from them)"},
 				&cli.StringFlag{Name: "log-file", Usage: "append the server's log here (default: stderr in the foreground, nowhere in the background)"},
 				noViewsFlag(), noIndexCacheFlag(),
 				parentFlag(),
@@ -75,6 +77,7 @@ type mountConfig struct {
 	logFile           string
 	noViews           bool
 	noIndexCache      bool
+	overlayDir        string // --overlay: writable, edits kept there
 }
 
 func parseMountArgs(c *cli.Context) (*mountConfig, error) {
@@ -105,6 +108,12 @@ func parseMountArgs(c *cli.Context) (*mountConfig, error) {
 		}
 	}
 	cfg.fuse.Debug = cfg.debug
+	if d := c.String("overlay"); d != "" {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("mount: --overlay %s: not a directory", d)
+		}
+		cfg.overlayDir, _ = filepath.Abs(d)
+	}
 	return cfg, nil
 }
 
@@ -371,6 +380,9 @@ func startBackground(cfg *mountConfig) error {
 		p, _ := filepath.Abs(cfg.parent)
 		args = append(args, "--parent", p)
 	}
+	if cfg.overlayDir != "" {
+		args = append(args, "--overlay", cfg.overlayDir)
+	}
 	args = append(args, image, mnt)
 
 	pr, pw, err := os.Pipe()
@@ -563,6 +575,11 @@ func serve(cfg *mountConfig, oi *openedImage) (err error) {
 	opt.FsName, _ = filepath.Abs(cfg.image)
 	if st, err := f.Stat(); err == nil {
 		opt.Mtime = st.ModTime()
+	}
+	if cfg.overlayDir != "" {
+		if opt.Overlay, err = overlay.New(tree, cfg.overlayDir, opt.Logf); err != nil {
+			return fmt.Errorf("--overlay: %v", err)
+		}
 	}
 	srv, err := fusefs.Mount(cfg.mountpoint, tree, opt)
 	if err != nil {

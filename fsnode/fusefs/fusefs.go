@@ -20,6 +20,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"gcfs/fsnode"
+	"gcfs/overlay"
 )
 
 // Options say how the tree is presented and mounted.
@@ -44,6 +45,10 @@ type Options struct {
 	// Logf receives one line per problem (corrupt stream on open, read
 	// error, panic caught); log.Printf when nil.
 	Logf func(format string, args ...any)
+	// Overlay, when set, makes the mount writable (SPEC "Editing"): every
+	// change goes to the overlay directory; nil keeps every change EROFS.
+	Overlay *overlay.Overlay
+
 	// FuseLogf, when set, receives go-fuse's own lines (the Debug trace
 	// among them) instead of Logf: tests count Logf's lines.
 	FuseLogf func(format string, args ...any)
@@ -75,6 +80,7 @@ type fsys struct {
 	volBlocks  int64
 	nextIno    atomic.Uint64 // for model nodes whose Ino collides or is zero
 	readErrors atomic.Int64
+	ov         *overlay.Overlay // nil: read-only
 }
 
 // NewRoot returns the root node of a tree, ready to hand to fs.Mount. The
@@ -116,10 +122,15 @@ func newRoot(m *mnode, opt Options, img *os.File, imgSize, volBlocks int64) *dir
 	if logf == nil {
 		logf = log.Printf
 	}
+	dirMode, fileMode := uint32(0555), uint32(0444)
+	if opt.Overlay != nil {
+		dirMode, fileMode = 0755, 0644 // writable, into the overlay
+	}
 	sys := &fsys{
 		uid: opt.UID, gid: opt.GID,
-		dirMode:   0555 &^ umask,
-		fileMode:  0444 &^ umask,
+		dirMode:   dirMode &^ umask,
+		fileMode:  fileMode &^ umask,
+		ov:        opt.Overlay,
 		mtime:     opt.Mtime,
 		imgSize:   imgSize,
 		logf:      logf,
@@ -144,7 +155,7 @@ func MountOptions(opt Options) *fs.Options {
 		FsName:        name,
 		Name:          "gcfs",
 		AllowOther:    opt.AllowOther,
-		Options:       append([]string{"ro"}, opt.FuseOptions...),
+		Options:       append([]string{roOrRW(opt)}, opt.FuseOptions...),
 		MaxWrite:      maxIO,
 		MaxReadAhead:  maxIO,
 		MaxBackground: 64,
@@ -212,6 +223,14 @@ func SetReadAhead(dir string, n int) error {
 	}
 	p := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(st.Dev), unix.Minor(st.Dev))
 	return os.WriteFile(p, []byte(strconv.Itoa(n/1024)), 0)
+}
+
+// roOrRW: an overlay mount is writable, any other read-only.
+func roOrRW(opt Options) string {
+	if opt.Overlay != nil {
+		return "rw"
+	}
+	return "ro"
 }
 
 func rootIno(ino uint64) uint64 {

@@ -274,12 +274,12 @@ func (d *dirNode) entries() []fuse.DirEntry {
 
 func (b *node) Getxattr(ctx context.Context, attr string, dest []byte) (n uint32, errno syscall.Errno) {
 	defer b.sys.recoverErrno("getxattr", b.m, &errno)
-	return getxattr(b.m.e.Xattrs(), attr, dest)
+	return getxattr(b.sys.attrs(b.m.e.Path(), b.m.e.Xattrs()), attr, dest)
 }
 
 func (b *node) Listxattr(ctx context.Context, dest []byte) (n uint32, errno syscall.Errno) {
 	defer b.sys.recoverErrno("listxattr", b.m, &errno)
-	return listxattr(b.m.e.Xattrs(), dest)
+	return listxattr(b.sys.attrs(b.m.e.Path(), b.m.e.Xattrs()), dest)
 }
 
 func (b *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
@@ -287,13 +287,33 @@ func (b *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	return 0
 }
 
-func (b *node) Setattr(context.Context, fs.FileHandle, *fuse.SetAttrIn, *fuse.AttrOut) syscall.Errno {
+// roErr is what a refused change answers: EROFS on a read-only mount,
+// EPERM on one with an overlay (the change is not one it keeps).
+func (s *fsys) roErr() syscall.Errno {
+	if s.ov != nil {
+		return syscall.EPERM
+	}
 	return syscall.EROFS
+}
+
+func (d *dirNode) Setattr(context.Context, fs.FileHandle, *fuse.SetAttrIn, *fuse.AttrOut) syscall.Errno {
+	return d.sys.roErr()
+}
+
+func (f *fileNode) Setattr(ctx context.Context, fh fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if f.sys.ov == nil {
+		return syscall.EROFS
+	}
+	n, _ := f.m.e.(*fsnode.Node)
+	if errno := setattrEdit(f.sys.ov, f.m.e.Path(), n, fh, in); errno != 0 {
+		return errno
+	}
+	return f.Getattr(ctx, fh, out)
 }
 func (b *node) Setxattr(context.Context, string, []byte, uint32) syscall.Errno {
-	return syscall.EROFS
+	return b.sys.roErr()
 }
-func (b *node) Removexattr(context.Context, string) syscall.Errno { return syscall.EROFS }
+func (b *node) Removexattr(context.Context, string) syscall.Errno { return b.sys.roErr() }
 
 func (s *fsys) statfs(out *fuse.StatfsOut) {
 	const bsize = 2048 // the disc's sector
@@ -310,27 +330,39 @@ func (s *fsys) statfs(out *fuse.StatfsOut) {
 	out.NameLen = 255
 }
 
-// Write side of a directory: EROFS.
+// Write side of a directory: EROFS; with an overlay, new files (write.go)
+// and EPERM for the rest.
 
 func (d *dirNode) Mkdir(context.Context, string, uint32, *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return nil, syscall.EROFS
+	return nil, d.sys.roErr()
 }
 func (d *dirNode) Mknod(context.Context, string, uint32, uint32, *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return nil, syscall.EROFS
+	return nil, d.sys.roErr()
 }
-func (d *dirNode) Create(context.Context, string, uint32, uint32, *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	return nil, nil, 0, syscall.EROFS
+func (d *dirNode) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
+	if d.sys.ov == nil {
+		return nil, nil, 0, syscall.EROFS
+	}
+	return d.createEdit(ctx, name, out)
 }
-func (d *dirNode) Unlink(context.Context, string) syscall.Errno { return syscall.EROFS }
-func (d *dirNode) Rmdir(context.Context, string) syscall.Errno  { return syscall.EROFS }
-func (d *dirNode) Rename(context.Context, string, fs.InodeEmbedder, string, uint32) syscall.Errno {
-	return syscall.EROFS
+func (d *dirNode) Unlink(ctx context.Context, name string) syscall.Errno {
+	if d.sys.ov == nil {
+		return syscall.EROFS
+	}
+	return d.unlinkEdit(name)
+}
+func (d *dirNode) Rmdir(context.Context, string) syscall.Errno { return d.sys.roErr() }
+func (d *dirNode) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	if d.sys.ov == nil {
+		return syscall.EROFS
+	}
+	return d.renameEdit(name, newParent, newName, flags)
 }
 func (d *dirNode) Link(context.Context, fs.InodeEmbedder, string, *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return nil, syscall.EROFS
+	return nil, d.sys.roErr()
 }
 func (d *dirNode) Symlink(context.Context, string, string, *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return nil, syscall.EROFS
+	return nil, d.sys.roErr()
 }
 
 // Files.
@@ -338,6 +370,11 @@ func (d *dirNode) Symlink(context.Context, string, string, *fuse.EntryOut) (*fs.
 func (f *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
 	defer f.sys.recoverErrno("getattr", f.m, &errno)
 	size := f.m.e.Size()
+	if f.sys.ov != nil {
+		if n, ok := f.sys.ov.Edited(f.m.e.Path()); ok {
+			size = n
+		}
+	}
 	if size < 0 {
 		size = 0
 	}
@@ -388,10 +425,14 @@ func (f *fileNode) logOnce(format string, args ...any) {
 }
 
 func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fuseFlags uint32, errno syscall.Errno) {
-	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
+	defer f.sys.recoverErrno("open", f.m, &errno)
+	if f.sys.ov != nil {
+		if h, errno, ok := f.openEdit(flags); ok {
+			return h, 0, errno // no FOPEN_KEEP_CACHE: an edit's bytes change
+		}
+	} else if accessWrites(flags) {
 		return nil, 0, syscall.EROFS
 	}
-	defer f.sys.recoverErrno("open", f.m, &errno)
 	r, err := f.reader()
 	if err != nil {
 		f.logErr("open", 0, err)
@@ -427,6 +468,12 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	defer f.sys.recoverErrno("read", f.m, &errno)
 	if off < 0 {
 		return nil, syscall.EINVAL
+	}
+	if h, ok := fh.(*editHandle); ok {
+		return h.read(dest, off)
+	}
+	if res, errno, ok := f.editedRead(dest, off); ok {
+		return res, errno
 	}
 	size := f.m.e.Size()
 	if off >= size || len(dest) == 0 {
@@ -523,7 +570,10 @@ func (f *fileNode) splice(off, n, size int64) (fuse.ReadResult, bool) {
 	return fuse.ReadResultFd(f.sys.imgFd, start+off, int(n)), true
 }
 
-func (f *fileNode) Write(context.Context, fs.FileHandle, []byte, int64) (uint32, syscall.Errno) {
+func (f *fileNode) Write(ctx context.Context, fh fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
+	if h, ok := fh.(*editHandle); ok {
+		return h.writeAt(data, off)
+	}
 	return 0, syscall.EROFS
 }
 

@@ -1,0 +1,295 @@
+// Package overlay is the writable side of a mount with --overlay (SPEC
+// "Editing: an overlay, and the disc rebuilt"), FUSE-free: the disc stays
+// read-only and every change lives in a directory, DIR, at the tree's paths.
+// A file of the tree opened for writing is copied up into DIR (exactly its
+// bytes: a view's, a NAME.wad's); reads of an edited file read DIR's copy;
+// new names (an editor's temporary file) live only in DIR and may be renamed
+// over a file of the tree, which makes them its edit. Each edit is checked as
+// it is closed (rebuild.Plan on it alone); one that cannot be rebuilt is kept
+// as written, marked user.gcfs.edit_error, and logged once.
+//
+// Writes go straight to DIR's file (no buffering in the server), so what a
+// writer has written is in DIR even if the server is killed.
+package overlay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"gcfs/fsnode"
+	"gcfs/rebuild"
+)
+
+// EditErrorAttr is the extended attribute an edit that cannot be rebuilt
+// carries (on the mount's file and, where DIR's filesystem takes user
+// attributes, on DIR's copy).
+const EditErrorAttr = "user.gcfs.edit_error"
+
+// ErrNotPermitted is returned for changes the overlay refuses (deleting or
+// renaming a file of the disc); the FUSE layer answers EPERM.
+var ErrNotPermitted = errors.New("not permitted on a file of the disc")
+
+// Overlay is one mount's edits.
+type Overlay struct {
+	tree *fsnode.Tree
+	dir  string
+	logf func(format string, args ...any)
+
+	mu     sync.Mutex
+	errs   map[string]string // tree path -> why its edit cannot be rebuilt
+	logged map[string]string // the error last logged for a path
+}
+
+// New opens the overlay directory dir (which must exist) for tree.
+func New(tree *fsnode.Tree, dir string, logf func(format string, args ...any)) (*Overlay, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return &Overlay{tree: tree, dir: abs, logf: logf, errs: map[string]string{}, logged: map[string]string{}}, nil
+}
+
+// Dir is the overlay directory.
+func (o *Overlay) Dir() string { return o.dir }
+
+// file is DIR's path for a tree path ('/'-separated, no leading slash).
+func (o *Overlay) file(p string) (string, error) {
+	clean := path.Clean("/" + p)[1:]
+	if clean == "" || clean != p || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("overlay: %q is no path inside the tree", p)
+	}
+	return filepath.Join(o.dir, filepath.FromSlash(p)), nil
+}
+
+// Edited says whether p has a copy in DIR (an edit or a new file), and its
+// size.
+func (o *Overlay) Edited(p string) (int64, bool) {
+	f, err := o.file(p)
+	if err != nil {
+		return 0, false
+	}
+	st, err := os.Lstat(f)
+	if err != nil || !st.Mode().IsRegular() {
+		return 0, false
+	}
+	return st.Size(), true
+}
+
+// OpenRead opens DIR's copy of p for reading.
+func (o *Overlay) OpenRead(p string) (*os.File, error) {
+	f, err := o.file(p)
+	if err != nil {
+		return nil, err
+	}
+	return os.OpenFile(f, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+}
+
+// OpenWrite opens p for writing, copying the tree's file n up into DIR
+// first unless DIR has it already (or trunc says its bytes are not wanted).
+func (o *Overlay) OpenWrite(p string, n *fsnode.Node, trunc bool) (*os.File, error) {
+	f, err := o.file(p)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := o.Edited(p); !ok {
+		if err := o.copyUp(f, n, trunc); err != nil {
+			return nil, fmt.Errorf("copying %s up into %s: %w", p, o.dir, err)
+		}
+	}
+	flags := os.O_RDWR | syscall.O_NOFOLLOW
+	if trunc {
+		flags |= os.O_TRUNC
+	}
+	return os.OpenFile(f, flags, 0)
+}
+
+// copyUp writes n's bytes (none when empty) to f through a temporary file
+// renamed into place, so DIR never holds half a copy.
+func (o *Overlay) copyUp(f string, n *fsnode.Node, empty bool) error {
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(f), ".gcfs-copyup-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if !empty && n != nil {
+		r, err := n.Open()
+		if err != nil {
+			tmp.Close()
+			return err
+		}
+		if _, err := io.Copy(tmp, io.NewSectionReader(r, 0, r.Size())); err != nil {
+			tmp.Close()
+			return err
+		}
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), f)
+}
+
+// Truncate sets p's edited size, copying it up first.
+func (o *Overlay) Truncate(p string, n *fsnode.Node, size int64) error {
+	f, err := o.OpenWrite(p, n, size == 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Truncate(size)
+}
+
+// Create makes a new file at p, a name the tree does not have.
+func (o *Overlay) Create(p string) (*os.File, error) {
+	f, err := o.file(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(f, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+}
+
+// IsDisc says whether p is a file of the disc's tree.
+func (o *Overlay) IsDisc(p string) bool {
+	n, err := o.tree.Lookup(p)
+	return err == nil && n != nil && n.Path() == p
+}
+
+// Remove deletes a new file (never a file of the disc, nor its edit).
+func (o *Overlay) Remove(p string) error {
+	if o.IsDisc(p) {
+		return ErrNotPermitted
+	}
+	f, err := o.file(p)
+	if err != nil {
+		return err
+	}
+	return os.Remove(f)
+}
+
+// Rename moves a new file to another name: a new one, or a file of the disc
+// (an editor's save), whose edit it then is and is checked as one.
+func (o *Overlay) Rename(from, to string) error {
+	if o.IsDisc(from) {
+		return ErrNotPermitted
+	}
+	src, err := o.file(from)
+	if err != nil {
+		return err
+	}
+	dst, err := o.file(to)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	delete(o.errs, from)
+	o.mu.Unlock()
+	if o.IsDisc(to) {
+		o.Check(to)
+	}
+	return nil
+}
+
+// Check checks the edit at p (a file of the disc with a copy in DIR) as pack
+// would rebuild it alone, and marks it: an edit that cannot be rebuilt gets
+// EditErrorAttr and one log line (again only when the reason changes).
+func (o *Overlay) Check(p string) {
+	if !o.IsDisc(p) {
+		return
+	}
+	f, err := o.file(p)
+	if err != nil {
+		return
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			o.setErr(p, f, "")
+		}
+		return
+	}
+	why := ""
+	if _, err := rebuild.Plan(o.tree, []rebuild.Edit{{Path: p, Data: b}}, rebuild.Options{}); err != nil {
+		why = err.Error()
+		var ee *rebuild.EditError
+		if errors.As(err, &ee) {
+			why = ee.Err.Error()
+		}
+	}
+	o.setErr(p, f, why)
+}
+
+func (o *Overlay) setErr(p, f, why string) {
+	o.mu.Lock()
+	if why == "" {
+		delete(o.errs, p)
+	} else {
+		o.errs[p] = why
+	}
+	log := why != "" && o.logged[p] != why
+	if log {
+		o.logged[p] = why
+	}
+	o.mu.Unlock()
+	if why == "" {
+		_ = unix.Removexattr(f, EditErrorAttr)
+		return
+	}
+	// Best effort: DIR's filesystem may not take user attributes; the
+	// mount answers from memory either way.
+	_ = unix.Setxattr(f, EditErrorAttr, []byte(why), 0)
+	if log {
+		o.logf("gcfs: %s: edit kept in %s but cannot be rebuilt: %s", p, o.dir, oneLine(why))
+	}
+}
+
+// EditError is why p's edit cannot be rebuilt, if it cannot.
+func (o *Overlay) EditError(p string) (string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	why, ok := o.errs[p]
+	return why, ok
+}
+
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
