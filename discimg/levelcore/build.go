@@ -76,6 +76,10 @@ type FxDesc struct {
 type Built struct {
 	Index, Data, GS []byte
 	Header          Header
+	// Where Build put the class blocks (0: none) and the ratchet
+	// sequences, by entry and slot.
+	MobyAt, TieAt, ShrubAt []int32
+	SeqAt                  [ratchetSeqSlots]int32
 }
 
 // SetCompressedSize records core_data's stream size at core_index+0x88.
@@ -477,5 +481,5 @@ func Build(d *Desc) (*Built, error) {
 	h.DecompressedSize = data.at()
 	h.GlassMapTexture, h.GlassMapPalette = 0x4000, 0x400
 	copy(ix.b, h.Bytes())
-	return &Built{Index: ix.b, Data: data.b, GS: gs.b, Header: h}, nil
+	return &Built{Index: ix.b, Data: data.b, GS: gs.b, Header: h, MobyAt: mobyAt, TieAt: tieAt, ShrubAt: shrubAt, SeqAt: seqAt}, nil
 }

@@ -37,6 +37,9 @@ type lumpContent struct {
 	// their parts are sized once the lump's extent is known.
 	chunk     [2]*stream
 	chunkOffs [2]int64
+	// extra: files the tree shows inside the lump's NAME.d/ that are no
+	// part of its table (the data lump's core/), paths relative to NAME.d/
+	extra []ManifestEntry
 }
 
 func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
@@ -133,7 +136,7 @@ func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
 		for _, c := range l.f.chunks {
 			f.content.put(base+c.Off, c.Data)
 		}
-		e := treeEntry{idx: s, name: lumpNames[s], off: base, n: n, decoded: l.decoded, parts: l.parts}
+		e := treeEntry{idx: s, name: lumpNames[s], off: base, n: n, decoded: l.decoded, parts: l.parts, extra: l.extra}
 		if l.chunk[0] != nil {
 			// each stream runs to the other's start, the last to the lump's end
 			e.parts = []treeEntry{
@@ -268,21 +271,35 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 		pos = align(pos+int64(len(st.data)), 16)
 		return &st, nil
 	}
+	smallCore := 40<<10 + rng.IntN(16<<10)
+	if row.ID >= 1 && row.ID <= 3 {
+		smallCore = 256<<10 + rng.IntN(64<<10) // a few decoded blocks
+	}
+	lc, files, err := g.levelCore(row, g.plain(1500<<10+rng.IntN(1<<20), smallCore))
+	if err != nil {
+		return nil, err
+	}
+	l.extra = files
 	raw(0x00, "overlay", g.plainN(320<<10, 8<<10), styleCode)
+	// core_index and gs_ram as the level core laid them out (gs_ram padded
+	// with zeros to its usual size)
 	coreIndexOff := pos
-	raw(0x08, "core_index", 0x400, styleGeneric)
-	raw(0x10, "gs_ram", g.plainN(256<<10, 4<<10), styleGeneric)
+	l.f.put(pos, lc.Index)
+	setRange(0x08, pos, int64(len(lc.Index)))
+	l.parts = append(l.parts, treeEntry{name: "core_index", off: pos, n: int64(len(lc.Index))})
+	pos = align(pos+int64(len(lc.Index)), 16)
+	gsSize := max(int64(len(lc.GS)), g.plainN(256<<10, 4<<10))
+	l.f.put(pos, lc.GS)
+	setRange(0x10, pos, gsSize)
+	l.parts = append(l.parts, treeEntry{name: "gs_ram", off: pos, n: gsSize})
+	pos = align(pos+gsSize, 16)
 	raw(0x18, "hud_header", 0x200, styleGeneric)
 	for b := 0; b < 5; b++ {
 		if _, err := putStream(0x20+8*b, fmt.Sprintf("hud_bank%d", b), "hud_bank", g.plain(96<<10, 3<<10)+rng.IntN(2<<10), nil); err != nil {
 			return nil, err
 		}
 	}
-	smallCore := 40<<10 + rng.IntN(16<<10)
-	if row.ID >= 1 && row.ID <= 3 {
-		smallCore = 256<<10 + rng.IntN(64<<10) // a few decoded blocks
-	}
-	core, err := putStream(0x48, "core_data", "coredata", g.plain(1500<<10+rng.IntN(1<<20), smallCore), nil)
+	core, err := putStream(0x48, "core_data", "coredata", len(lc.Data), func(*rand.Rand, int) ([]byte, []treeEntry) { return lc.Data, nil })
 	if err != nil {
 		return nil, err
 	}
@@ -291,10 +308,12 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 	} else if _, err := putStream(0x50, "transition_textures", "trans_tex", g.plain(192<<10, 6<<10), textureList(g.small())); err != nil {
 		return nil, err
 	}
-	// the core index records core_data's decoded size at +0x8C
-	var sz [4]byte
-	binary.LittleEndian.PutUint32(sz[:], uint32(core.plainSize))
-	patchChunk(&l.f, coreIndexOff+0x8C, sz[:])
+	// the core index records core_data's stream size at +0x88 and its
+	// decoded size at +0x8C
+	var sz [8]byte
+	binary.LittleEndian.PutUint32(sz[:], uint32(len(core.data)))
+	binary.LittleEndian.PutUint32(sz[4:], uint32(core.plainSize))
+	patchChunk(&l.f, coreIndexOff+0x88, sz[:])
 	l.f.put(0, hdr)
 	l.f.size = pos
 	return l, l.f.finish(row.File + " data")
