@@ -36,6 +36,7 @@ func (n *Node) Xattrs() []Attr {
 		add("view", n.vm.kind)
 		add("source", n.vm.source.path)
 	}
+	n.coreXattrs(add)
 	if n.viewDirOf != nil { // a subtitle blob's NAME.d/ of SRT views
 		add("source", n.viewDirOf.path)
 	}

@@ -252,8 +252,8 @@ type Core struct {
 	SoundRemap    *Loc    // bytes of core_index
 	StashList     []int32
 	Skipped       []Skip
-	// Notes are facts about the reading that are not skips (where Wrench
-	// reads differently).
+	// Notes are facts about the reading that are not damage: fx entries
+	// marked missing, where Wrench reads differently.
 	Notes []string
 }
 

@@ -68,8 +68,8 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := read(t, b)
-	if len(c.Skipped) != 1 || !strings.Contains(c.Skipped[0].Reason, "-1") {
-		t.Fatalf("skipped %v, want only the missing fx entry", c.Skipped)
+	if len(c.Skipped) != 0 || len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "fx texture 1: no texture") {
+		t.Fatalf("skipped %v, notes %q: want only a note of the missing fx entry", c.Skipped, c.Notes)
 	}
 	if c.DataSize != int64(len(b.Data)) {
 		t.Fatalf("data size %d, built %d", c.DataSize, len(b.Data))

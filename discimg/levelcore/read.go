@@ -504,7 +504,8 @@ func (r *reader) fx() {
 		pal, tx, w, hh := r.s32(at), r.s32(at+4), int64(r.s32(at+8)), int64(r.s32(at+0xc))
 		what := fmt.Sprintf("fx texture %d", i)
 		if pal == -1 && tx == -1 && w == -1 && hh == -1 {
-			c.skip(what, at, "no texture ({-1, -1, -1, -1})")
+			// what Wrench's packer writes for a missing entry: not damage
+			c.Notes = append(c.Notes, fmt.Sprintf("%s: no texture ({-1, -1, -1, -1})", what))
 			continue
 		}
 		po, to := bank+int64(pal), bank+int64(tx)

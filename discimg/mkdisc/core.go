@@ -34,7 +34,7 @@ type coreCounts struct {
 func coreCountsOf(rng *rand.Rand, small bool) coreCounts {
 	if small {
 		return coreCounts{mobies: 4 + rng.IntN(3), ties: 2, shrubs: 2, tfragTex: 3, mobyTex: 6, tieTex: 2, shrub: 2,
-			pixels: 8, palettes: 4, partTex: 3, particles: 4, fx: 5, seqs: 2, stashed: 1, noData: 1, billboards: 1, maxSide: 32}
+			pixels: 8, palettes: 4, partTex: 3, particles: 4, fx: 8, seqs: 2, stashed: 1, noData: 1, billboards: 1, maxSide: 32}
 	}
 	m := 120 + rng.IntN(80)
 	// slots are u8 indices below 0xff: a table holds at most 255 that

@@ -27,8 +27,11 @@ func TestLevelCores(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range c.Skipped {
-				if !strings.Contains(s.Reason, "{-1, -1, -1, -1}") {
-					t.Errorf("%s: %v", row.File, s)
+				t.Errorf("%s: %v", row.File, s)
+			}
+			for _, n := range c.Notes {
+				if !strings.Contains(n, "{-1, -1, -1, -1}") {
+					t.Errorf("%s: note %q", row.File, n)
 				}
 			}
 			if len(c.Mobies) == 0 || len(c.Ties) == 0 || len(c.Shrubs) == 0 || len(c.Particles) == 0 || len(c.Fx) == 0 ||
