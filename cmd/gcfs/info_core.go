@@ -35,6 +35,7 @@ type infoPrinter interface{ printInfo(w io.Writer) }
 type coreHeaderInfo []infoCoreField
 type coreCountsInfo []infoCoreCount
 type coreSkipsInfo []infoCoreSkip
+type coreNotesInfo []string
 
 func (v coreHeaderInfo) printInfo(w io.Writer) {
 	fmt.Fprintln(w, "core header:")
@@ -54,6 +55,13 @@ func (v coreCountsInfo) printInfo(w io.Writer) {
 		default:
 			fmt.Fprintf(w, "  %-22s %6d %d\n", c.Table, c.Stored, c.Read)
 		}
+	}
+}
+
+func (v coreNotesInfo) printInfo(w io.Writer) {
+	fmt.Fprintln(w, "core notes:")
+	for _, s := range v {
+		fmt.Fprintf(w, "  %s\n", s)
 	}
 }
 
@@ -106,7 +114,8 @@ func coreInfo(f *infoFields, n *fsnode.Node) {
 		{"particles", -1, len(c.Particles)},
 		{"fx_textures", h.FxTextures.Count, len(c.Fx)},
 		{"gs_ram", h.GsRAM.Count, -1},
-		{"moby_gs_stash", h.MobyStashCount, len(c.StashList)},
+		{"moby_gs_stash_count", h.MobyStashCount, -1},
+		{"moby_gs_stash_list", -1, len(c.StashList)},
 		{"ratchet_seqs", -1, len(c.RatchetSeqs)},
 	})
 	skips := coreSkipsInfo{}
@@ -115,6 +124,6 @@ func coreInfo(f *infoFields, n *fsnode.Node) {
 	}
 	f.set("left_out", skips)
 	if len(c.Notes) > 0 {
-		f.set("core_notes", c.Notes)
+		f.set("core_notes", coreNotesInfo(c.Notes))
 	}
 }
