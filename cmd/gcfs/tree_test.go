@@ -153,7 +153,7 @@ func layoutChecks(t *testing.T, img string, res *mkdisc.Result) {
 			t.Errorf("moby classes %+v", m)
 		}
 		text := treeOK(t, "info", img, "G/LEVEL21.WAD/data.d/core")
-		for _, want := range []string{"core header:", "+0x008c assets_decompressed_size", "moby_classes", "core notes:", "left out:        0"} {
+		for _, want := range []string{"core header:", "+0x008c assets_decompressed_size", "moby_classes", "left out:        0"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("info text lacks %q:\n%s", want, text)
 			}

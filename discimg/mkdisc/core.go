@@ -185,10 +185,9 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 		d.Particles = append(d.Particles, fr)
 	}
 	for i := 0; i < n.fx; i++ {
-		if i%7 == 6 {
-			d.Fx = append(d.Fx, levelcore.FxDesc{}) // missing: {-1, -1, -1, -1}
-			continue
-		}
+		// No entry is written missing ({-1, -1, -1, -1}, what Wrench's packer
+		// writes): Wrench's unpacker reads such an entry as a -1 × -1 image
+		// and stops, and these levels must unpack in Wrench.
 		w, h := 8<<rng.IntN(3), 8<<rng.IntN(3)
 		d.Fx = append(d.Fx, levelcore.FxDesc{Width: w, Height: h, Pixels: corePixels(rng, w, h), Palette: corePalette(rng)})
 	}

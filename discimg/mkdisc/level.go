@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+
+	"gcfs/codec"
 )
 
 // Level lump slots, as in the levels table: the header field of slot s is at 0x10+8*s.
@@ -280,7 +282,11 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 		return nil, err
 	}
 	l.extra = files
-	raw(0x00, "overlay", g.plainN(320<<10, 8<<10), styleCode)
+	ov := ratchetExecutable(g.rng(row.File, "data", "overlay"), int(g.plainN(320<<10, 8<<10)))
+	l.f.put(pos, ov)
+	setRange(0x00, pos, int64(len(ov)))
+	l.parts = append(l.parts, treeEntry{name: "overlay", off: pos, n: int64(len(ov))})
+	pos = align(pos+int64(len(ov)), 16)
 	// core_index and gs_ram as the level core laid them out (gs_ram padded
 	// with zeros to its usual size)
 	coreIndexOff := pos
@@ -343,4 +349,45 @@ var levelNames = map[int32]string{
 	13: "Boldan", 14: "Aranos Prison", 15: "Gorn", 16: "Snivelak", 17: "Smolg", 18: "Damosel",
 	19: "Grelbin", 20: "Yeedil", 22: "Dobbo Orbit", 23: "Damosel Orbit", 24: "Ship Shack",
 	25: "Wupash Nebula", 26: "Jamming Array", 30: "Insomniac Museum",
+}
+
+// ratchetExecutable is a level's overlay of about n bytes as DISC-FACTS
+// describes it: seven sections (.lit, .bss, .data, lvl.vtbl, lvl.camvtbl,
+// lvl.sndvtbl, .text), each a 16-byte header {s32 dest_address, s32
+// copy_size, u32 section_type (1 progbits, 8 nobits), s32 entry_point}
+// followed by copy_size bytes, the entry point the same in every header
+// (Wrench reads sections while it is). .bss copies nothing.
+func ratchetExecutable(rng *rand.Rand, n int) []byte {
+	const base = 0x1000000
+	shares := []int{6, 0, 20, 2, 2, 2, 68} // percent of the bytes after the headers
+	types := []uint32{1, 8, 1, 1, 1, 1, 1}
+	body := max(n-16*len(shares), 16*len(shares))
+	sizes := make([]int, len(shares))
+	addr, entry := int64(base), int64(0)
+	for i, s := range shares {
+		sizes[i] = body * s / 100 &^ 15
+		if i == len(shares)-1 {
+			entry = addr
+		}
+		addr += int64(max(sizes[i], 0x100))
+	}
+	var out []byte
+	addr = base
+	for i, sz := range sizes {
+		var h [16]byte
+		binary.LittleEndian.PutUint32(h[0:], uint32(addr))
+		binary.LittleEndian.PutUint32(h[4:], uint32(sz))
+		binary.LittleEndian.PutUint32(h[8:], types[i])
+		binary.LittleEndian.PutUint32(h[12:], uint32(entry))
+		out = append(out, h[:]...)
+		data := codec.SampleData(int64(rng.Uint64()), sz)
+		if i == len(sizes)-1 {
+			for p := 0; p+4 <= min(sz, 64); p += 4 {
+				binary.LittleEndian.PutUint32(data[p:], 0x27bd0000|rng.Uint32()&0xffff) // addiu sp, sp, imm
+			}
+		}
+		out = append(out, data...)
+		addr += int64(max(sz, 0x100))
+	}
+	return out
 }
