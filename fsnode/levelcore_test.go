@@ -165,3 +165,41 @@ func TestLevelCoreBadInput(t *testing.T) {
 		t.Fatalf("only %d files checked", checked)
 	}
 }
+
+// TestLevelCoreDecodesShort: a core_data that decodes shorter than
+// core_index+0x8c says: the block that runs past what decodes fails with
+// an error naming it (logged once), everything before it still reads.
+func TestLevelCoreDecodesShort(t *testing.T) {
+	path := copyOf(t)
+	tree, _ := openDisc(t, path, -1, Options{})
+	ci := mustLookup(t, tree, "G/LEVEL5.WAD/data.d/core_index")
+	cd := mustLookup(t, tree, "G/LEVEL5.WAD/data.d/core_data")
+	index := readAll(t, ci)
+	c, _ := levelcore.Read(index, 1<<30)
+	last := c.RatchetSeqs[len(c.RatchetSeqs)-1]
+	if last.Offset+last.Size != cd.Size() {
+		t.Fatalf("the last ratchet sequence ends at %d, core_data at %d", last.Offset+last.Size, cd.Size())
+	}
+	off, _, _ := ci.ImageRange()
+	patchImage(t, path, off+0x8c, le32(int32(cd.Size()+0x1000)))
+	tree, logs := openDisc(t, path, -1, Options{})
+	seq := mustLookup(t, tree, "G/LEVEL5.WAD/data.d/core/ratchet_seqs/"+last.Name)
+	if seq.Size() != last.Size+0x1000 {
+		t.Fatalf("last ratchet sequence: %d bytes, want %d", seq.Size(), last.Size+0x1000)
+	}
+	r, err := seq.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, seq.Size())
+	if n, err := r.ReadAt(buf, 0); err == nil || int64(n) != last.Size {
+		t.Errorf("read %d bytes, err %v: want the %d that decode and an error", n, err, last.Size)
+	}
+	for _, p := range []string{"tfrags", "collision", "textures/tfrag/000.png", "fx/00_lame_shadow.png"} {
+		readAll(t, mustLookup(t, tree, "G/LEVEL5.WAD/data.d/core/"+p))
+	}
+	r.ReadAt(buf, 0) // again: logged once
+	if n := logs.Count("data.d/core/ratchet_seqs/" + last.Name); n != 1 {
+		t.Errorf("%d log lines on the block, want 1: %q", n, logs.Lines())
+	}
+}
