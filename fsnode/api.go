@@ -103,6 +103,8 @@ type Node struct {
 	vm        *viewMeta
 	viewErr   error
 	viewDirOf *Node
+	// lc: a level core node's reading (levelcore.go)
+	lc *coreMeta
 
 	// Decoded files.
 	hdr      codec.Header

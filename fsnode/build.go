@@ -76,6 +76,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 		}
 	}
 	b.views()
+	b.levelCores()
 	b.finish(root)
 	t.assignInos()
 	t.orderFiles()

@@ -515,7 +515,10 @@ func (sr *sliceReader) ReadAt(p []byte, off int64) (int, error) {
 		return got, nil
 	}
 	if err == nil || errors.Is(err, io.EOF) {
+		// The table that placed the part promised bytes its file does not
+		// decode (a level core block past a core_data that decodes short).
 		err = fmt.Errorf("%s: the file that holds it ends at %d, before the part's byte %d", sr.n.path, sr.off+off+int64(got), sr.off+sr.size)
+		sr.n.logFile(err)
 	}
 	return got, err
 }

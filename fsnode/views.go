@@ -263,6 +263,9 @@ func (n *Node) View() (string, *Node) {
 // tree's cache.
 func (n *Node) openView() (Reader, error) {
 	m := n.vm
+	if n.lc != nil && n.lc.tex != nil {
+		return &viewReader{n: n, lazy: n.lc.openLevelTexture, cache: n.tree.Cache}, nil
+	}
 	src, err := m.source.Open()
 	if err != nil {
 		return nil, err

@@ -39,6 +39,7 @@ func (n *Node) Xattrs() []Attr {
 			add("pixel_order", n.vm.pixelOrder)
 		}
 	}
+	n.coreXattrs(add)
 	if n.viewDirOf != nil { // a subtitle blob's NAME.d/ of SRT views
 		add("source", n.viewDirOf.path)
 	}

@@ -29,6 +29,8 @@ func infoCommand() *cli.Command {
 var numericXattrs = map[string]bool{
 	"offset": true, "lba": true, "disc_size": true, "compressed_size": true,
 	"level_id": true, "reverb": true, "skipped": true, "expected_size": true, "parent_offset": true,
+	"o_class": true, "class_index": true, "width": true, "height": true, "table_index": true, "palette": true,
+	"palette_offset": true, "pixels_offset": true,
 }
 
 type infoPart struct {
@@ -189,6 +191,7 @@ func nodeInfo(n *fsnode.Node) *infoFields {
 			f.set("frame_rate_note", note)
 		}
 	}
+	coreInfo(f, n)
 	if ps, of := n.Parts(); ps != nil {
 		f.set("parts_of", of.Path())
 		f.set("part_table_size", ps.HeaderSize)
@@ -333,6 +336,8 @@ func runInfo(c *cli.Context) error {
 			for _, l := range v {
 				fmt.Fprintf(w, "  %2d %-12s copy LBA %-8d %6d sectors  %s\n", l.Level, l.File, l.LBA, l.Sector, l.Status)
 			}
+		case infoPrinter:
+			v.printInfo(w)
 		default:
 			fmt.Fprintf(w, "%-16s %v\n", k+":", v)
 		}

@@ -132,6 +132,33 @@ func layoutChecks(t *testing.T, img string, res *mkdisc.Result) {
 			t.Errorf("verify: %q, want %q", out, want)
 		}
 	})
+	t.Run("level core", func(t *testing.T) {
+		var info struct {
+			Header []infoCoreField `json:"core_header"`
+			Tables []infoCoreCount `json:"core_tables"`
+			Left   []infoCoreSkip  `json:"left_out"`
+			Skip   int             `json:"skipped"`
+		}
+		if err := json.Unmarshal([]byte(treeOK(t, "info", "--json", img, "G/LEVEL21.WAD/data.d/core")), &info); err != nil {
+			t.Fatal(err)
+		}
+		if len(info.Header) != 47 || info.Header[35].Name != "assets_decompressed_size" || len(info.Left) != 0 || info.Skip != 0 {
+			t.Fatalf("core info: %d header fields, left out %v, skipped %d", len(info.Header), info.Left, info.Skip)
+		}
+		served := map[string]infoCoreCount{}
+		for _, c := range info.Tables {
+			served[c.Table] = c
+		}
+		if m := served["moby_classes"]; m.Stored <= 0 || int(m.Stored) != m.Read {
+			t.Errorf("moby classes %+v", m)
+		}
+		text := treeOK(t, "info", img, "G/LEVEL21.WAD/data.d/core")
+		for _, want := range []string{"core header:", "+0x008c assets_decompressed_size", "moby_classes", "left out:        0"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("info text lacks %q:\n%s", want, text)
+			}
+		}
+	})
 	t.Run("level21", func(t *testing.T) {
 		var info map[string]any
 		if err := json.Unmarshal([]byte(treeOK(t, "info", "--json", img, "G/LEVEL21.WAD")), &info); err != nil {

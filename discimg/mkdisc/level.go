@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+
+	"gcfs/codec"
 )
 
 // Level lump slots, as in the levels table: the header field of slot s is at 0x10+8*s.
@@ -37,6 +39,9 @@ type lumpContent struct {
 	// their parts are sized once the lump's extent is known.
 	chunk     [2]*stream
 	chunkOffs [2]int64
+	// extra: files the tree shows inside the lump's NAME.d/ that are no
+	// part of its table (the data lump's core/), paths relative to NAME.d/
+	extra []ManifestEntry
 }
 
 func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
@@ -133,7 +138,7 @@ func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
 		for _, c := range l.f.chunks {
 			f.content.put(base+c.Off, c.Data)
 		}
-		e := treeEntry{idx: s, name: lumpNames[s], off: base, n: n, decoded: l.decoded, parts: l.parts}
+		e := treeEntry{idx: s, name: lumpNames[s], off: base, n: n, decoded: l.decoded, parts: l.parts, extra: l.extra}
 		if l.chunk[0] != nil {
 			// each stream runs to the other's start, the last to the lump's end
 			e.parts = []treeEntry{
@@ -268,21 +273,39 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 		pos = align(pos+int64(len(st.data)), 16)
 		return &st, nil
 	}
-	raw(0x00, "overlay", g.plainN(320<<10, 8<<10), styleCode)
+	smallCore := 40<<10 + rng.IntN(16<<10)
+	if row.ID >= 1 && row.ID <= 3 {
+		smallCore = 256<<10 + rng.IntN(64<<10) // a few decoded blocks
+	}
+	lc, files, err := g.levelCore(row, g.plain(1500<<10+rng.IntN(1<<20), smallCore))
+	if err != nil {
+		return nil, err
+	}
+	l.extra = files
+	ov := ratchetExecutable(g.rng(row.File, "data", "overlay"), int(g.plainN(320<<10, 8<<10)))
+	l.f.put(pos, ov)
+	setRange(0x00, pos, int64(len(ov)))
+	l.parts = append(l.parts, treeEntry{name: "overlay", off: pos, n: int64(len(ov))})
+	pos = align(pos+int64(len(ov)), 16)
+	// core_index and gs_ram as the level core laid them out (gs_ram padded
+	// with zeros to its usual size)
 	coreIndexOff := pos
-	raw(0x08, "core_index", 0x400, styleGeneric)
-	raw(0x10, "gs_ram", g.plainN(256<<10, 4<<10), styleGeneric)
+	l.f.put(pos, lc.Index)
+	setRange(0x08, pos, int64(len(lc.Index)))
+	l.parts = append(l.parts, treeEntry{name: "core_index", off: pos, n: int64(len(lc.Index))})
+	pos = align(pos+int64(len(lc.Index)), 16)
+	gsSize := max(int64(len(lc.GS)), g.plainN(256<<10, 4<<10))
+	l.f.put(pos, lc.GS)
+	setRange(0x10, pos, gsSize)
+	l.parts = append(l.parts, treeEntry{name: "gs_ram", off: pos, n: gsSize})
+	pos = align(pos+gsSize, 16)
 	raw(0x18, "hud_header", 0x200, styleGeneric)
 	for b := 0; b < 5; b++ {
 		if _, err := putStream(0x20+8*b, fmt.Sprintf("hud_bank%d", b), "hud_bank", g.plain(96<<10, 3<<10)+rng.IntN(2<<10), nil); err != nil {
 			return nil, err
 		}
 	}
-	smallCore := 40<<10 + rng.IntN(16<<10)
-	if row.ID >= 1 && row.ID <= 3 {
-		smallCore = 256<<10 + rng.IntN(64<<10) // a few decoded blocks
-	}
-	core, err := putStream(0x48, "core_data", "coredata", g.plain(1500<<10+rng.IntN(1<<20), smallCore), nil)
+	core, err := putStream(0x48, "core_data", "coredata", len(lc.Data), func(*rand.Rand, int) ([]byte, []treeEntry) { return lc.Data, nil })
 	if err != nil {
 		return nil, err
 	}
@@ -291,10 +314,12 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 	} else if _, err := putStream(0x50, "transition_textures", "trans_tex", g.plain(192<<10, 6<<10), textureList(g.small())); err != nil {
 		return nil, err
 	}
-	// the core index records core_data's decoded size at +0x8C
-	var sz [4]byte
-	binary.LittleEndian.PutUint32(sz[:], uint32(core.plainSize))
-	patchChunk(&l.f, coreIndexOff+0x8C, sz[:])
+	// the core index records core_data's stream size at +0x88 and its
+	// decoded size at +0x8C
+	var sz [8]byte
+	binary.LittleEndian.PutUint32(sz[:], uint32(len(core.data)))
+	binary.LittleEndian.PutUint32(sz[4:], uint32(core.plainSize))
+	patchChunk(&l.f, coreIndexOff+0x88, sz[:])
 	l.f.put(0, hdr)
 	l.f.size = pos
 	return l, l.f.finish(row.File + " data")
@@ -324,4 +349,45 @@ var levelNames = map[int32]string{
 	13: "Boldan", 14: "Aranos Prison", 15: "Gorn", 16: "Snivelak", 17: "Smolg", 18: "Damosel",
 	19: "Grelbin", 20: "Yeedil", 22: "Dobbo Orbit", 23: "Damosel Orbit", 24: "Ship Shack",
 	25: "Wupash Nebula", 26: "Jamming Array", 30: "Insomniac Museum",
+}
+
+// ratchetExecutable is a level's overlay of about n bytes as DISC-FACTS
+// describes it: seven sections (.lit, .bss, .data, lvl.vtbl, lvl.camvtbl,
+// lvl.sndvtbl, .text), each a 16-byte header {s32 dest_address, s32
+// copy_size, u32 section_type (1 progbits, 8 nobits), s32 entry_point}
+// followed by copy_size bytes, the entry point the same in every header
+// (Wrench reads sections while it is). .bss copies nothing.
+func ratchetExecutable(rng *rand.Rand, n int) []byte {
+	const base = 0x1000000
+	shares := []int{6, 0, 20, 2, 2, 2, 68} // percent of the bytes after the headers
+	types := []uint32{1, 8, 1, 1, 1, 1, 1}
+	body := max(n-16*len(shares), 16*len(shares))
+	sizes := make([]int, len(shares))
+	addr, entry := int64(base), int64(0)
+	for i, s := range shares {
+		sizes[i] = body * s / 100 &^ 15
+		if i == len(shares)-1 {
+			entry = addr
+		}
+		addr += int64(max(sizes[i], 0x100))
+	}
+	var out []byte
+	addr = base
+	for i, sz := range sizes {
+		var h [16]byte
+		binary.LittleEndian.PutUint32(h[0:], uint32(addr))
+		binary.LittleEndian.PutUint32(h[4:], uint32(sz))
+		binary.LittleEndian.PutUint32(h[8:], types[i])
+		binary.LittleEndian.PutUint32(h[12:], uint32(entry))
+		out = append(out, h[:]...)
+		data := codec.SampleData(int64(rng.Uint64()), sz)
+		if i == len(sizes)-1 {
+			for p := 0; p+4 <= min(sz, 64); p += 4 {
+				binary.LittleEndian.PutUint32(data[p:], 0x27bd0000|rng.Uint32()&0xffff) // addiu sp, sp, imm
+			}
+		}
+		out = append(out, data...)
+		addr += int64(max(sz, 0x100))
+	}
+	return out
 }

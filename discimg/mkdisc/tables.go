@@ -35,6 +35,10 @@ type treeEntry struct {
 	// from it), data the asset's own bytes (what its view is made from).
 	asset assetKind
 	data  []byte
+	// extra are files inside the entry's NAME.d/ that its part table does
+	// not list (the data lump's core/), with their sums; paths relative to
+	// NAME.d/.
+	extra []ManifestEntry
 }
 
 // assetKind is what an entry holds, as the generator wrote it.
