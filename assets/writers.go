@@ -230,34 +230,28 @@ func SineSweep(n, rate, f0, f1 int, amp int16) []int16 {
 	return out
 }
 
-// WritePSS writes a minimal PSS video of exactly size bytes: an MPEG-2 pack
-// header, a video PES packet holding a 512×448 sequence header with the
-// given frame_rate_code (1..8, see FrameRateOfCode) and a sequence extension
-// (frame rate extensions 0), padding packets, and the program end code.
-// size must be at least MinPSSSize.
-func WritePSS(size int, rateCode int) []byte {
+// WritePSS writes a PSS video of exactly size bytes: an MPEG-2 program
+// stream of EncodeMPEG2(rateCode) (a real PSSWidth×PSSHeight video of
+// PSSPictures I pictures; rateCode 1..8, see FrameRateOfCode), one pack per
+// picture (pack header, video PES packet with PTS), padding packets (0xff)
+// for the rest, and the program end code as its last 4 bytes. size must be
+// at least MinPSSSize.
+func WritePSS(size int, rateCode int) []byte { return WritePSSPadding(size, rateCode, nil) }
+
+// WritePSSPadding is WritePSS with pad's bytes (then 0xff) in its padding
+// packets, which players skip: a generator's label and noise go there, inside
+// the program stream.
+func WritePSSPadding(size int, rateCode int, pad []byte) []byte {
 	if _, ok := FrameRateOfCode(rateCode); !ok || size < MinPSSSize {
 		panic(fmt.Sprintf("assets.WritePSS: size %d, frame_rate_code %d", size, rateCode))
 	}
-	out := make([]byte, 0, size)
 	fill := size - MinPSSSize
 	stuff := 0
 	if fill > 0 && fill < 6 {
 		stuff, fill = fill, 0 // pack header stuffing (up to 7 bytes) instead of a padding packet
 	}
-	out = append(out, 0, 0, 1, 0xba, 0x44, 0, 0x04, 0, 0x04, 0x01, 0x01, 0x89, 0xc3, byte(0xf8|stuff))
-	for range stuff {
-		out = append(out, 0xff)
-	}
-	seq := []byte{0, 0, 1, 0xb3, 0x20, 0x01, 0xc0, byte(2<<4 | rateCode),
-		// bit_rate 15000 (18 bits), marker, vbv_buffer_size 112 (10 bits), no constraints or matrices
-		0x0e, 0xa6, 0x23, 0x80}
-	ext := []byte{0, 0, 1, 0xb5, 0x14, 0x82, 0x00, 0x01, 0x00, 0x00}
-	payload := append(seq, ext...)
-	out = append(out, 0, 0, 1, 0xe0)
-	out = binary.BigEndian.AppendUint16(out, uint16(3+len(payload)))
-	out = append(out, 0x80, 0x00, 0x00)
-	out = append(out, payload...)
+	out := make([]byte, 0, size)
+	out = append(out, pssVideoPacks(rateCode, stuff)...)
 	for fill > 0 {
 		k := min(fill, 6+0xffff)
 		if r := fill - k; r > 0 && r < 6 {
@@ -265,7 +259,10 @@ func WritePSS(size int, rateCode int) []byte {
 		}
 		out = append(out, 0, 0, 1, 0xbe)
 		out = binary.BigEndian.AppendUint16(out, uint16(k-6))
-		for range k - 6 {
+		body := len(out)
+		out = append(out, pad[:min(len(pad), k-6)]...)
+		pad = pad[len(out)-body:]
+		for len(out) < body+k-6 {
 			out = append(out, 0xff)
 		}
 		fill -= k
@@ -273,9 +270,9 @@ func WritePSS(size int, rateCode int) []byte {
 	return append(out, 0, 0, 1, 0xb9)
 }
 
-// MinPSSSize is the smallest video WritePSS writes: pack header (14), video
-// PES packet (9 + 22), program end code (4).
-const MinPSSSize = 14 + 9 + 22 + 4
+// MinPSSSize is the smallest video WritePSS writes: its video packs and the
+// program end code (4).
+var MinPSSSize = len(pssVideoPacks(1, 0)) + 4
 
 // SubtitleCue is one subtitle for WriteSubtitles: frames and the text in
 // each of Languages.

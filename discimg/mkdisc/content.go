@@ -184,8 +184,9 @@ const (
 // bytes, in retail only the first sector and the last few bytes do.
 //
 // For a VAG or a subtitle blob it returns the asset's own bytes (what its
-// view is computed from); a video (index: its number NN) is a PSS whose
-// sequence header has videoRateCode(NN).
+// view is computed from); a video (index: its number NN) is a PSS
+// (assets.WritePSSPadding) over all the bytes written, whose sequence header
+// has videoRateCode(NN).
 func rawContent(f *sparseFile, off, n int64, label string, index int, style rawStyle, rng *rand.Rand, fill bool) []byte {
 	if n <= 0 {
 		return nil
@@ -212,7 +213,18 @@ func rawContent(f *sparseFile, off, n int64, label string, index int, style rawS
 	switch style {
 	case styleVideo:
 		if len(b) >= assets.MinPSSSize {
-			p = copy(b, assets.WritePSS(min(len(b), 4096), videoRateCode(index)))
+			// A real video fills the extent's written bytes: the label and
+			// noise ride in its padding packets, which players skip, and the
+			// program end code is last.
+			pad := []byte(fmt.Sprintf("GCFS synthetic %s #%d (%d bytes)\n", label, index, n))
+			if fill {
+				pad = append(pad, codec.SampleData(int64(rng.Uint64()), len(b))...)
+			} else {
+				for range 192 {
+					pad = append(pad, byte(rng.Uint32()))
+				}
+			}
+			p = copy(b, assets.WritePSSPadding(len(b), videoRateCode(index), pad))
 		} else {
 			p = copy(b, []byte{0x00, 0x00, 0x01, 0xBA, 0x44, 0x00, 0x04, 0x00, 0x04, 0x01, 0x01, 0x89, 0xC3, 0xF8})
 		}
