@@ -277,6 +277,9 @@ type Tree struct {
 	// directories sized in the background at once (prefetch.go).
 	ready   atomic.Bool
 	scanSem chan struct{}
+	// siblingScans counts the background directory scans running, so that
+	// a front end can wait for them before it closes the image (Quiesce).
+	siblingScans sync.WaitGroup
 	// bigSem bounds the streams held in memory whole at once (firstread.go).
 	bigSem chan struct{}
 	ahead  fileAhead // read-ahead across files (fileahead.go)

@@ -134,10 +134,17 @@ func (n *Node) scanSiblings(dir *Node) {
 	default:
 		return // every spare core is scanning another directory
 	}
+	t.siblingScans.Add(1)
 	go func() {
+		defer t.siblingScans.Done()
 		defer func() { <-t.scanSem }()
 		for _, c := range todo {
 			c.scan()
 		}
 	}()
 }
+
+// Quiesce waits for the background directory scans started so far: a
+// command that is about to save the index sidecar and close the image calls
+// it, so that no scan reads a closed image or logs after the command ended.
+func (t *Tree) Quiesce() { t.siblingScans.Wait() }

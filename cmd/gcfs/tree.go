@@ -80,6 +80,7 @@ type openedTree struct {
 // scanned), says how many warnings were held back since the tree was built
 // (the limiter's counts) and closes the image.
 func (o *openedTree) Close() error {
+	o.tree.Quiesce()
 	if err := o.tree.SaveIndex(); err != nil {
 		o.tree.Logf("%v", err)
 	}
