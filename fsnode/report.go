@@ -38,7 +38,11 @@ func (t *Tree) logImageProblems() {
 	}
 	collect(img.Root, 0)
 	for _, e := range dirs {
-		t.logf("%v; what it lists is missing from the tree", dirErrText(e))
+		if err := dirErrText(e); strings.Contains(err.Error(), "missing from the tree") {
+			t.logf("%v", err) // a directory that lost some of its entries says which
+		} else {
+			t.logf("%v; what it lists is missing from the tree", err)
+		}
 	}
 	for _, p := range img.Problems {
 		if !onEntries[p.Error()] {

@@ -108,7 +108,16 @@ func (b *builder) viewsOf(n *Node) {
 			return
 		}
 		var buf [viewPrefix]byte
-		got, _ := r.ReadAt(buf[:min(int64(viewPrefix), size)], 0)
+		want := min(int64(viewPrefix), size)
+		got, err := r.ReadAt(buf[:want], 0)
+		if int64(got) < want && err != nil && !errors.Is(err, io.EOF) {
+			// What it is is not known: an error, not a file without
+			// the view its bytes would have given it.
+			if n.staticErr == nil {
+				n.staticErr = &ProbeError{Offset: 0, Len: int(want), Err: err}
+			}
+			return
+		}
 		prefix = buf[:got]
 	}
 	// Headers come from the prefix (every view's size is in its first
