@@ -311,6 +311,7 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 	var subOffs []int64
 	names := map[string]bool{}
 	lost := lostRecords{im: im}
+	nrec := 0 // records framed so far
 	var pending *Entry // a multi-extent file still collecting extents
 	var pendingEnd, pendingOff int64
 	for sec := int64(0); sec*SectorSize < d.Size; sec++ {
@@ -347,8 +348,15 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 				break // the rest of this sector cannot be framed
 			}
 			pos += rec.length
+			nrec++
 			if len(rec.id) == 1 && (rec.id[0] == 0 || rec.id[0] == 1) {
-				continue // "." and ".."
+				if nrec <= 2 {
+					continue // "." and ".."
+				}
+				// Past the first two records, a self or parent record
+				// names nothing: what it points at is not listed.
+				lost.add(&FormatError{What: "directory record in " + w.where(d), Offset: off, Reason: fmt.Sprintf("identifier %#x past the directory's \".\" and \"..\" names nothing; not listed", rec.id[0])})
+				continue
 			}
 			if rec.flags&flagAssociated != 0 {
 				continue // not part of the tree; it would collide with its main file's name
