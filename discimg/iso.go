@@ -311,7 +311,7 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 	var subOffs []int64
 	names := map[string]bool{}
 	lost := lostRecords{im: im}
-	nrec := 0 // records framed so far
+	nrec := 0          // records framed so far
 	var pending *Entry // a multi-extent file still collecting extents
 	var pendingEnd, pendingOff int64
 	for sec := int64(0); sec*SectorSize < d.Size; sec++ {
