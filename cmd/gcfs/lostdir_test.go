@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,4 +128,45 @@ func TestUnnamableRecordIsALoss(t *testing.T) {
 
 func fmtName(s string) string {
 	return strings.NewReplacer("\x00", "self", "\x01", "parent", "/", "slash", ".", "dot").Replace(s)
+}
+
+// Issue 18 item 13b: manifest --max-decoded 4KiB printed an error line for
+// every one of ~1000 files. Repeated errors are summarised as the mount log
+// summarises them: the first few of a kind, then one line with the count.
+func TestManifestErrorsSummarised(t *testing.T) {
+	img, _ := genLayout(t, mkdisc.Small)
+	for _, cmd := range [][]string{
+		{"manifest", "--max-decoded", "4KiB", img},
+		{"extract", "-q", "--max-decoded", "4KiB", img, filepath.Join(t.TempDir(), "out")},
+	} {
+		r := treeFails(t, cmd...)
+		var failed int
+		if _, err := fmt.Sscanf(r.err.Error()[strings.LastIndex(r.err.Error(), ": ")+2:], "%d", &failed); err != nil || failed < 100 {
+			t.Fatalf("%s: exit message %q: want a count of ~1000 failed files", cmd[0], r.err)
+		}
+		lines := strings.Split(strings.TrimSpace(r.errOut), "\n")
+		if len(lines) > 30 {
+			t.Errorf("%s: %d stderr lines for %d failed files", cmd[0], len(lines), failed)
+		}
+		shown, counted := 0, 0
+		for _, l := range lines {
+			rest := strings.TrimPrefix(l, "gcfs: "+img+": ")
+			var n int
+			switch {
+			case strings.HasPrefix(rest, "G/"):
+				shown++
+			case strings.Contains(rest, "more problems like this one not shown"):
+				if _, err := fmt.Sscanf(rest, "%d more", &n); err != nil {
+					t.Errorf("%s: %q", cmd[0], l)
+				}
+				counted += n
+			}
+			if strings.Contains(rest, ": : ") {
+				t.Errorf("%s: a line without its path: %q", cmd[0], l)
+			}
+		}
+		if shown+counted != failed {
+			t.Errorf("%s: %d lines shown + %d counted, %d files failed:\n%s", cmd[0], shown, counted, failed, r.errOut)
+		}
+	}
 }
