@@ -12,8 +12,9 @@ import (
 // whole sectors) of file records all pointing at the one-sector file the root
 // also lists as FILE, the i-th (counting over all directories) named name(i):
 // a flood of duplicate records (of one name, when name says so; of one file
-// under many names otherwise), dirs*dirBytes of them in all.
-func WriteRecordFlood(dir string, dirs int, dirBytes int64, name func(i int) string) (path string, err error) {
+// under many names otherwise), dirs*dirBytes of them in all. With dirRecords
+// the records are directory records, all of the root's extent instead.
+func WriteRecordFlood(dir string, dirs int, dirBytes int64, dirRecords bool, name func(i int) string) (path string, err error) {
 	secs := (dirBytes + sector - 1) / sector
 	const (
 		rootLBA = 18
@@ -89,11 +90,18 @@ func WriteRecordFlood(dir string, dirs int, dirBytes int64, name func(i int) str
 				p += rec(b[p:], rootLBA, sector, 2, "\x01")
 			}
 			for {
-				id := name(seq) + ";1"
+				id := name(seq)
+				if !dirRecords {
+					id += ";1"
+				}
 				if p+33+len(id)+1 > sector {
 					break
 				}
-				p += rec(b[p:], fileLBA, 5, 0, id)
+				if dirRecords {
+					p += rec(b[p:], rootLBA, sector, 2, id)
+				} else {
+					p += rec(b[p:], fileLBA, 5, 0, id)
+				}
 				seq++
 			}
 			if _, err := f.WriteAt(b, (lba+s)*sector); err != nil {
