@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
 	"gcfs/discimg"
 	"gcfs/discimg/imagefile/imagetest"
 	"gcfs/discimg/mkdisc"
+	"gcfs/fsnode"
 	"gcfs/fsnode/testdisc"
 )
 
@@ -167,6 +169,83 @@ func TestManifestErrorsSummarised(t *testing.T) {
 		}
 		if shown+counted != failed {
 			t.Errorf("%s: %d lines shown + %d counted, %d files failed:\n%s", cmd[0], shown, counted, failed, r.errOut)
+		}
+	}
+}
+
+// probeVictim finds, in the ISO's tree, a VAG in G/HUD.WAD/vendor_audio/
+// whose first sector holds no other VAG's start and which is followed by
+// other VAGs within the build's merged probe reads: the sector a bad block
+// should hit to show item 4. It returns the VAG's path (without .vag) and
+// its sector.
+func probeVictim(t *testing.T, iso []byte) (string, int64, []string) {
+	t.Helper()
+	im, err := discimg.Open(bytes.NewReader(iso), int64(len(iso)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := fsnode.Build(im, fsnode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := tree.Lookup("G/HUD.WAD/vendor_audio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type vag struct {
+		path string
+		off  int64
+	}
+	var vags []vag
+	for _, c := range dir.Children {
+		if off, _, ok := c.ImageRange(); ok && strings.HasSuffix(c.Name, ".vag") {
+			vags = append(vags, vag{c.Path(), off})
+		}
+	}
+	sort.Slice(vags, func(i, j int) bool { return vags[i].off < vags[j].off })
+	for i := 0; i+3 < len(vags); i++ {
+		sec := vags[i].off / discimg.SectorSize
+		if (i == 0 || vags[i-1].off/discimg.SectorSize != sec) && vags[i+1].off/discimg.SectorSize != sec && vags[i+3].off-vags[i].off < 8<<10 {
+			return strings.TrimSuffix(vags[i].path, ".vag"), sec, []string{vags[i+1].path, vags[i+2].path, vags[i+3].path}
+		}
+	}
+	t.Fatal("no VAG of vendor_audio fits")
+	return "", 0, nil
+}
+
+// Issue 18 item 4 through the CLI: a CSO block holding one VAG's first
+// bytes fails. That VAG is an error (cat and manifest say so, exit 1); the
+// VAGs after it, in good blocks, keep their .vag and .wav.
+func TestBadBlockProbeCLI(t *testing.T) {
+	img, _ := genLayout(t, mkdisc.Small)
+	iso, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim, sec, after := probeVictim(t, iso)
+	cso := csoWithBadSector(t, iso, sec)
+	ls := treeOK(t, "ls", cso, "G/HUD.WAD/vendor_audio")
+	base := victim[strings.LastIndex(victim, "/")+1:]
+	if !strings.Contains(ls, base+"\n") || strings.Contains(ls, base+".wav") {
+		t.Errorf("ls vendor_audio: %s listed as %q", base, ls)
+	}
+	for _, p := range after {
+		name := p[strings.LastIndex(p, "/")+1:]
+		if !strings.Contains(ls, name+"\n") || !strings.Contains(ls, strings.TrimSuffix(name, ".vag")+".wav\n") {
+			t.Errorf("ls vendor_audio lacks %s or its .wav:\n%s", name, ls)
+		}
+	}
+	c := treeFails(t, "cat", cso, victim)
+	if c.out != "" || !strings.Contains(c.err.Error(), victim) || !strings.Contains(c.err.Error(), "could not be read") {
+		t.Errorf("cat %s: %d bytes, %v", victim, len(c.out), c.err)
+	}
+	m := treeFails(t, "manifest", cso)
+	if linesWith(m.errOut, victim+":") != 1 {
+		t.Errorf("manifest: %d lines name %s:\n%s", linesWith(m.errOut, victim+":"), victim, m.errOut)
+	}
+	for _, p := range after {
+		if !strings.Contains(m.out, p+"\t") {
+			t.Errorf("manifest lacks %s", p)
 		}
 	}
 }
