@@ -169,3 +169,41 @@ func TestBadBlockChangesNoNeighbour(t *testing.T) {
 		t.Errorf("only %d files checked", kept)
 	}
 }
+
+// A container whose header lies in a bad block: its table cannot be read,
+// which says nothing of what it is, so it is an error (EIO), not a plain
+// file served as if its bytes were all there is; the other containers are
+// directories as before.
+func TestBadBlockAtContainerHeader(t *testing.T) {
+	path, _ := small(t)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	ref := openWith(t, f, st.Size())
+	hud, err := ref.Lookup("G/HUD.WAD")
+	if err != nil || hud.Kind != Dir {
+		t.Fatalf("G/HUD.WAD: %v %v", hud, err)
+	}
+	lo := hud.off
+	damaged := openWith(t, &badBlockReader{r: f, lo: lo, hi: lo + discimg.SectorSize}, st.Size())
+	got, err := damaged.Lookup("G/HUD.WAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Kind == Dir || !errors.Is(got.Err(), errBadBlock) {
+		t.Errorf("G/HUD.WAD with its header unreadable: %v, Err %v; want an error", got.Kind, got.Err())
+	}
+	if _, err := got.Open(); !errors.Is(err, errBadBlock) {
+		t.Errorf("G/HUD.WAD opens: %v", err)
+	}
+	for _, c := range ref.Root.Child("G").Children {
+		if c.Kind == Dir && c.Name != "HUD.WAD" {
+			if d := damaged.Root.Child("G").Child(c.Name); d == nil || d.Kind != Dir {
+				t.Errorf("G/%s is no longer a directory", c.Name)
+			}
+		}
+	}
+}
