@@ -409,13 +409,18 @@ func probeAlone(r io.ReaderAt, buf []byte, off int64) (ok bool, err error) {
 // those that say what it is (a WAD stream, a part table, an asset): the file
 // is served as an error, not as bytes of a guessed kind.
 type ProbeError struct {
-	Offset int64 // image offset, or offset in the decoded file holding it (Nested)
+	Offset int64  // image offset, or offset in Within
+	Within string // the decoded file whose content holds the bytes ("": the image)
 	Len    int
 	Err    error
 }
 
 func (e *ProbeError) Error() string {
-	return fmt.Sprintf("its first %d bytes, at offset %#x, could not be read, so what it is is not known: %v", e.Len, e.Offset, e.Err)
+	where := fmt.Sprintf("image offset %#x", e.Offset)
+	if e.Within != "" {
+		where = fmt.Sprintf("offset %#x of decoded %s", e.Offset, e.Within)
+	}
+	return fmt.Sprintf("its first %d bytes, at %s, could not be read, so what it is is not known: %v", e.Len, where, e.Err)
 }
 
 func (e *ProbeError) Unwrap() error { return e.Err }

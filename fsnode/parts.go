@@ -54,7 +54,7 @@ func (b *builder) detectNested(leaves []*Node) {
 			// Not known whether it is a stream: an error, not a part
 			// served as the stream's compressed bytes.
 			if l.staticErr == nil {
-				l.staticErr = &ProbeError{Offset: l.woff, Len: len(prefix), Err: err}
+				l.staticErr = &ProbeError{Offset: l.woff, Within: l.within.logPath(), Len: len(prefix), Err: err}
 			}
 			continue
 		}

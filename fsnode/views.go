@@ -114,7 +114,13 @@ func (b *builder) viewsOf(n *Node) {
 			// What it is is not known: an error, not a file without
 			// the view its bytes would have given it.
 			if n.staticErr == nil {
-				n.staticErr = &ProbeError{Offset: 0, Len: int(want), Err: err}
+				pe := &ProbeError{Len: int(want), Err: err}
+				if n.Kind == Decoded {
+					pe.Within = n.logPath() // its own decoded content, from its start
+				} else {
+					pe.Within, pe.Offset = n.within.logPath(), n.woff
+				}
+				n.staticErr = pe
 			}
 			return
 		}
