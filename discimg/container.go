@@ -666,11 +666,14 @@ func (im *Image) RunLimit(e *Entry, dir *Entry) int64 {
 			break // overlapping or a gap: the run ends
 		}
 		var w [4]byte
-		if readFullAt(im.R, w[:], f.Offset()) == nil {
-			if _, ok := families[int64(binary.LittleEndian.Uint32(w[:]))]; ok && f.Size >= 8 {
-				limit = (f.LBA - e.LBA) * SectorSize // up to the next container
-				break
-			}
+		if readFullAt(im.R, w[:], f.Offset()) != nil {
+			// A word that cannot be read says nothing of what the file
+			// is: the run ends before it rather than taking it in.
+			break
+		}
+		if _, ok := families[int64(binary.LittleEndian.Uint32(w[:]))]; ok && f.Size >= 8 {
+			limit = (f.LBA - e.LBA) * SectorSize // up to the next container
+			break
 		}
 		limit = (f.LBA-e.LBA)*SectorSize + f.Size
 		end = f.LBA + (f.Size+SectorSize-1)/SectorSize

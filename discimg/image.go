@@ -50,7 +50,10 @@ type Entry struct {
 	Children []*Entry // directories only, in directory-record order
 	// Err, when not nil, says why this entry cannot be read whole (extent outside
 	// the image, a directory that loops, a record that overruns its sector, ...).
-	// The entry is still listed where possible.
+	// The entry is still listed where possible. A directory with an Err lists
+	// no children, except when the Err is an *EntriesLostError: then only
+	// some of its records were lost (an unreadable sector, a record that
+	// names nothing) and the rest are its Children.
 	Err error
 }
 

@@ -11,11 +11,18 @@ import (
 
 // Bounds on what a directory walk may read, whatever the records say. Retail
 // has 2 directories and 99 records; real discs have at most tens of thousands.
+//
+// maxEntries bounds memory, not reading: every listed entry is held twice,
+// here and in the tree built on it, about 700 bytes live (Entry, its path,
+// the fsnode node and its path), so 1<<16 entries cost some 45 MB of heap
+// and a command's peak stays near 100 MB whatever the records (64 MiB of
+// records naming one file under as many names peaked at 264 MB RSS with
+// 1<<18). Past it, records are counted as lost entries of their directory.
 const (
 	maxDescriptors = 64       // volume descriptors read before giving up on a terminator
 	maxDirBytes    = 16 << 20 // one directory's extent
 	maxTreeBytes   = 64 << 20 // all directory extents together
-	maxEntries     = 1 << 18  // entries listed in the whole tree
+	maxEntries     = 1 << 16  // entries listed in the whole tree
 	maxDepth       = 256      // directory nesting
 )
 
@@ -266,8 +273,11 @@ func rootRecordErr(err error) error {
 }
 
 // walk reads directory d's records and its subdirectories. ancestors holds the
-// extent LBAs of the directories above d. Only I/O errors other than reading
-// past the image's end are returned.
+// extent LBAs of the directories above d. Records that cannot be listed (a
+// sector that cannot be read or framed, a record that names nothing, past
+// the entries bound) make d a directory with lost entries (its Err); the
+// rest of d, and of the tree, is listed. No error is returned today; the
+// signature keeps room for one that must stop the walk.
 func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 	im := w.im
 	what := "directory " + w.where(d)
@@ -307,6 +317,8 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 	var subdirs []*Entry
 	var subOffs []int64
 	names := map[string]bool{}
+	lost := lostRecords{im: im}
+	nrec := 0          // records framed so far
 	var pending *Entry // a multi-extent file still collecting extents
 	var pendingEnd, pendingOff int64
 	for sec := int64(0); sec*SectorSize < d.Size; sec++ {
@@ -314,7 +326,11 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 		n := min(SectorSize, d.Size-sec*SectorSize)
 		b := w.buf[:n]
 		if err := readFull(im.R, b, secOff); err != nil {
-			return fmt.Errorf("reading %s at image offset %#x: %w", what, secOff, err)
+			// A bad block (a CSO or CHD hunk that fails) loses the records
+			// of this sector only; the directory's other sectors, and
+			// everything outside it, still list.
+			lost.add(&FormatError{What: what, Offset: secOff, Reason: fmt.Sprintf("sector could not be read (%v)", err)})
+			continue
 		}
 		for pos := 0; pos < len(b); {
 			off := secOff + int64(pos)
@@ -331,7 +347,7 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 				if errors.As(err, &fe) {
 					fe.What = "directory record in " + w.where(d)
 				}
-				im.problem(err)
+				lost.add(err)
 				if rec != nil {
 					pos += rec.length
 					continue
@@ -339,15 +355,22 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 				break // the rest of this sector cannot be framed
 			}
 			pos += rec.length
+			nrec++
 			if len(rec.id) == 1 && (rec.id[0] == 0 || rec.id[0] == 1) {
-				continue // "." and ".."
+				if nrec <= 2 {
+					continue // "." and ".."
+				}
+				// Past the first two records, a self or parent record
+				// names nothing: what it points at is not listed.
+				lost.add(&FormatError{What: "directory record in " + w.where(d), Offset: off, Reason: fmt.Sprintf("identifier %#x past the directory's \".\" and \"..\" names nothing; not listed", rec.id[0])})
+				continue
 			}
 			if rec.flags&flagAssociated != 0 {
 				continue // not part of the tree; it would collide with its main file's name
 			}
 			name, nerr := recordName(rec.id)
 			if nerr != nil {
-				im.problem(&FormatError{What: "directory record in " + w.where(d), Offset: off, Reason: nerr.Error() + "; not listed"})
+				lost.add(&FormatError{What: "directory record in " + w.where(d), Offset: off, Reason: nerr.Error() + "; not listed"})
 				continue
 			}
 			// A continuation of a multi-extent file carries the same name.
@@ -377,7 +400,7 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 				continue
 			}
 			if w.entries >= maxEntries {
-				im.problem(&FormatError{What: "directory record of /" + path, Offset: off, Reason: fmt.Sprintf("tree holds more than %d entries; not listed", maxEntries)})
+				lost.add(&FormatError{What: "directory record of /" + path, Offset: off, Reason: fmt.Sprintf("tree holds more than %d entries; not listed", maxEntries)})
 				continue
 			}
 			names[name] = true
@@ -408,6 +431,9 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 	if pending != nil {
 		im.fail(pending, &FormatError{What: "file /" + pending.Path, Offset: d.Offset(), Reason: "multi-extent file has no final extent"})
 	}
+	if err := lost.err(what); err != nil {
+		im.fail(d, err)
+	}
 	anc := append(ancestors[:len(ancestors):len(ancestors)], d.LBA)
 	for i, s := range subdirs {
 		if err := w.walk(s, subOffs[i], anc); err != nil {
@@ -415,6 +441,50 @@ func (w *walker) walk(d *Entry, recOff int64, ancestors []int64) error {
 		}
 	}
 	return nil
+}
+
+// lostRecords collects what a directory's walk could not list: the first
+// problem becomes the directory's Err (with the count of the others, which
+// are Problems of their own), so that every front end names the directory
+// whose entries are missing.
+type lostRecords struct {
+	im    *Image
+	n     int
+	first *FormatError
+}
+
+func (l *lostRecords) add(err error) {
+	l.n++
+	var fe *FormatError
+	if l.first == nil && errors.As(err, &fe) {
+		l.first = fe
+		return
+	}
+	l.im.problem(err)
+}
+
+// err is the directory's error for what was lost, nil if nothing was.
+func (l *lostRecords) err(what string) error {
+	if l.n == 0 || l.first == nil {
+		return nil
+	}
+	reason := l.first.What + ": " + l.first.Reason
+	if l.first.What == what {
+		reason = l.first.Reason
+	}
+	if l.n > 1 {
+		reason += fmt.Sprintf(" (and %d more records or sectors not listed)", l.n-1)
+	}
+	return &EntriesLostError{FormatError: FormatError{What: what, Offset: l.first.Offset,
+		Reason: reason + "; the entries they hold are missing from the tree, the rest is listed"}, Lost: l.n}
+}
+
+// EntriesLostError is the Err of a directory some of whose records could not
+// be listed (Lost of them: records or whole sectors); unlike a directory's
+// other errors, the directory still lists the rest. It wraps ErrFormat.
+type EntriesLostError struct {
+	FormatError
+	Lost int
 }
 
 // finishFile checks that a file's extent lies inside the image.

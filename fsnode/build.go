@@ -213,6 +213,12 @@ func (b *builder) containers() {
 				err = errors.New("no table")
 			}
 			n.tableErr = err
+			if !errors.Is(err, discimg.ErrNotContainer) && !errors.Is(err, discimg.ErrFormat) && !errors.Is(err, ErrShortImage) {
+				// The header could not be read: not a plain file, whose
+				// bytes would be served as if that were what it is, but
+				// an error.
+				n.staticErr = err
+			}
 			// A file with no table at all (MPEG1.WAD's raw video) is expected
 			// plain data, not a problem worth a log line.
 			if !errors.Is(err, discimg.ErrNotContainer) {
@@ -279,6 +285,7 @@ func (b *builder) detectStreams(leaves []*Node) {
 		n      int64 // prefix bytes wanted: enough for a WAD header and a view's
 		prefix [viewPrefix]byte
 		ok     bool
+		err    error // the probe's own read failed: the leaf is an error, of no kind
 	}
 	var probes []*probe
 	for _, l := range leaves {
@@ -338,7 +345,12 @@ func (b *builder) detectStreams(leaves []*Node) {
 					if rel+p.n <= int64(got) {
 						copy(p.prefix[:], buf[rel:rel+p.n])
 						p.ok = true
+						continue
 					}
+					// The merged read failed before this probe (a bad
+					// hunk or block somewhere in the run): that decides
+					// nothing of this leaf, so it is read alone.
+					p.ok, p.err = probeAlone(img.R, p.prefix[:p.n], p.leaf.off)
 				}
 			}
 		}()
@@ -349,6 +361,15 @@ func (b *builder) detectStreams(leaves []*Node) {
 	close(next)
 	wg.Wait()
 	for _, p := range probes {
+		if p.err != nil {
+			// Whether it is a stream, a container of parts or an asset is
+			// not known: the leaf is an error (EIO), never a file of
+			// another kind.
+			if l := p.leaf; l.staticErr == nil || errors.Is(l.staticErr, ErrShortImage) {
+				l.staticErr = p.err
+			}
+			continue
+		}
 		if p.ok {
 			b.prefixes[p.leaf] = append([]byte(nil), p.prefix[:p.n]...) // for views
 		}
@@ -371,6 +392,39 @@ func (b *builder) detectStreams(leaves []*Node) {
 		l.Parent.Children = append(l.Parent.Children, raw)
 	}
 }
+
+// probeAlone reads one probe's bytes at off; ok false with an error says its
+// own bytes cannot be read.
+func probeAlone(r io.ReaderAt, buf []byte, off int64) (ok bool, err error) {
+	got, err := r.ReadAt(buf, off)
+	if got == len(buf) {
+		return true, nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return false, &ProbeError{Offset: off, Len: len(buf), Err: err}
+}
+
+// ProbeError says why the build could not read the first bytes of a file,
+// those that say what it is (a WAD stream, a part table, an asset): the file
+// is served as an error, not as bytes of a guessed kind.
+type ProbeError struct {
+	Offset int64  // image offset, or offset in Within
+	Within string // the decoded file whose content holds the bytes ("": the image)
+	Len    int
+	Err    error
+}
+
+func (e *ProbeError) Error() string {
+	where := fmt.Sprintf("image offset %#x", e.Offset)
+	if e.Within != "" {
+		where = fmt.Sprintf("offset %#x of decoded %s", e.Offset, e.Within)
+	}
+	return fmt.Sprintf("its first %d bytes, at %s, could not be read, so what it is is not known: %v", e.Len, where, e.Err)
+}
+
+func (e *ProbeError) Unwrap() error { return e.Err }
 
 // finish sets paths, makes every name safe and unique, and sorts children.
 func (b *builder) finish(root *Node) {

@@ -51,6 +51,11 @@ func (b *builder) detectNested(leaves []*Node) {
 		}
 		var prefix [codec.HeaderSize]byte
 		if _, err := r.ReadAt(prefix[:], 0); err != nil && !errors.Is(err, io.EOF) {
+			// Not known whether it is a stream: an error, not a part
+			// served as the stream's compressed bytes.
+			if l.staticErr == nil {
+				l.staticErr = &ProbeError{Offset: l.woff, Within: l.within.logPath(), Len: len(prefix), Err: err}
+			}
 			continue
 		}
 		if !codec.IsStream(prefix[:], l.size) {

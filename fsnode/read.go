@@ -128,9 +128,11 @@ func (n *Node) streamInput() (Reader, error) {
 // streamErr is err as a StreamError naming where the stream lies: its image
 // offset, or its offset in the decoded file that holds it.
 func (n *Node) streamErr(err error) *StreamError {
-	se := &StreamError{Path: n.path, ImageOffset: n.off, Err: err}
+	// logPath: a stream scanned at build (a BONUS image sniffed for its
+	// PNG) has no path set yet.
+	se := &StreamError{Path: n.logPath(), ImageOffset: n.off, Err: err}
 	if n.within != nil {
-		se.Within, se.ImageOffset = n.within.path, n.woff
+		se.Within, se.ImageOffset = n.within.logPath(), n.woff
 	}
 	return se
 }

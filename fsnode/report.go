@@ -38,7 +38,8 @@ func (t *Tree) logImageProblems() {
 	}
 	collect(img.Root, 0)
 	for _, e := range dirs {
-		t.logf("%v; what it lists is missing from the tree", dirErrText(e))
+		err := dirErrText(e)
+		t.logf("%v%s", err, lossSuffix(err))
 	}
 	for _, p := range img.Problems {
 		if !onEntries[p.Error()] {
@@ -88,6 +89,18 @@ func ImageDirErrors(img *discimg.Image) []error {
 		rec(img.Root, 0)
 	}
 	return out
+}
+
+// DirLoss is the line that reports a directory error of ImageDirErrors or
+// LostEntries: the error, and what of the directory is missing.
+func DirLoss(err error) string { return err.Error() + lossSuffix(err) }
+
+func lossSuffix(err error) string {
+	var part *discimg.EntriesLostError
+	if errors.As(err, &part) {
+		return "" // it says which entries are missing
+	}
+	return "; what it lists is missing from the tree"
 }
 
 // LostEntries says why entries of directory n are missing from the tree (its

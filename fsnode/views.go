@@ -111,7 +111,22 @@ func (b *builder) viewsOf(n *Node) {
 			return
 		}
 		var buf [viewPrefix]byte
-		got, _ := r.ReadAt(buf[:min(int64(viewPrefix), size)], 0)
+		want := min(int64(viewPrefix), size)
+		got, err := r.ReadAt(buf[:want], 0)
+		if int64(got) < want && err != nil && !errors.Is(err, io.EOF) {
+			// What it is is not known: an error, not a file without
+			// the view its bytes would have given it.
+			if n.staticErr == nil {
+				pe := &ProbeError{Len: int(want), Err: err}
+				if n.Kind == Decoded {
+					pe.Within = n.logPath() // its own decoded content, from its start
+				} else {
+					pe.Within, pe.Offset = n.within.logPath(), n.woff
+				}
+				n.staticErr = pe
+			}
+			return
+		}
 		prefix = buf[:got]
 	}
 	// Headers come from the prefix (every view's size is in its first

@@ -161,17 +161,19 @@ func runExtract(c *cli.Context) error {
 		failed += lostDirs(r)
 	}
 	files := 0
+	errLog := fileErrorLog(c, o.path)
 	for i, err := range errs {
 		switch {
 		case errors.Is(err, errDirFailed):
 			failed++ // its directory was reported
 		case err != nil:
-			fmt.Fprintf(stderr, "gcfs: %s: %v\n", o.path, fileErr(todo[i], err))
+			errLog.Logf("%v", fileErr(todo[i], err))
 			failed++
 		default:
 			files++
 		}
 	}
+	errLog.Flush()
 	if !c.Bool("quiet") {
 		fmt.Fprintf(outWriter(c), "extracted %d files, %d bytes, to %s\n", files, x.bytes.Load(), outdir)
 	}

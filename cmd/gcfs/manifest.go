@@ -210,14 +210,16 @@ func runManifest(c *cli.Context) error {
 	defer o.Close()
 	w := bufio.NewWriterSize(outWriter(c), 64<<10)
 	failed := 0
+	errs := fileErrorLog(c, o.path)
 	for _, h := range hashTree(o.tree.Root, o.file, o.img.Size) {
 		if h.err != nil {
 			failed++
-			fmt.Fprintf(errWriter(c), "gcfs: %s: %v\n", o.path, h.err)
+			errs.Logf("%v", h.err)
 			continue
 		}
 		fmt.Fprintf(w, "%s\t%d\t%s\n", h.path, h.size, h.sha1)
 	}
+	errs.Flush()
 	if err := w.Flush(); err != nil {
 		return exitErr(1, "%s: writing the manifest: %v", o.path, err)
 	}

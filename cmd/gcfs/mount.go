@@ -335,7 +335,7 @@ func mountAction(c *cli.Context) error {
 		// The background server logs only to --log-file: say here, where
 		// the user sees it, which directories the mount will lack.
 		for _, err := range fsnode.ImageDirErrors(oi.img) {
-			fmt.Fprintf(errWriter(c), "gcfs: %s: warning: %v; what it lists is missing from the tree\n", cfg.image, err)
+			fmt.Fprintf(errWriter(c), "gcfs: %s: warning: %s\n", cfg.image, fsnode.DirLoss(err))
 		}
 		oi.Close()
 		return startBackground(cfg)

@@ -128,6 +128,19 @@ func openTree(c *cli.Context, path string) (*openedTree, error) {
 	return &openedTree{path: path, file: oi.spliceFile(), img: oi.img, tree: tree, opened: oi}, nil
 }
 
+// fileErrorLog prints the errors of the files a command cannot read, one
+// line each, through the same Limiter as the tree's warnings: of each kind
+// the first few, then (at Flush) one line with the count of the rest.
+func fileErrorLog(c *cli.Context, path string) *fsnode.Limiter {
+	stderr := errWriter(c)
+	var mu sync.Mutex
+	return fsnode.NewLimiter(func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "gcfs: %s: %s\n", path, fmt.Sprintf(format, args...))
+	}, 0)
+}
+
 // reportsFiles: the commands that print an error line for every file they
 // cannot read (the tree need not log them too).
 var reportsFiles = map[string]bool{"cat": true, "manifest": true, "verify": true, "extract": true}
