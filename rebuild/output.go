@@ -22,17 +22,23 @@ func (r *Reader) Size() int64 { return r.l.Size }
 
 // ReadAt reads the rebuilt image.
 func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
+	return readSpans(r.l.Spans, r.l.Size, r.img, p, off)
+}
+
+// readSpans reads [off, off+len(p)) of the size bytes that spans (sorted,
+// tiling [0, size)) describe: bytes held, zeros, or img's bytes at Src. The
+// layout's reader and a rope's reader are both this.
+func readSpans(spans []Span, size int64, img io.ReaderAt, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("rebuild: negative offset %d", off)
 	}
-	if off >= r.l.Size {
+	if off >= size {
 		return 0, io.EOF
 	}
 	want := len(p)
-	if int64(want) > r.l.Size-off {
-		p = p[:r.l.Size-off]
+	if int64(want) > size-off {
+		p = p[:size-off]
 	}
-	spans := r.l.Spans
 	i := sort.Search(len(spans), func(i int) bool { return spans[i].Off+spans[i].Len > off })
 	done := 0
 	for done < len(p) && i < len(spans) {
@@ -46,7 +52,7 @@ func (r *Reader) ReadAt(p []byte, off int64) (int, error) {
 		case s.Zero:
 			clear(dst)
 		default:
-			if err := readFull(r.img, dst, s.Src+skip); err != nil {
+			if err := readFull(img, dst, s.Src+skip); err != nil {
 				return done, err
 			}
 		}

@@ -3,7 +3,6 @@ package rebuild
 import (
 	"fmt"
 	"io"
-	"sort"
 )
 
 // A rope is content assembled from pieces without copying the unchanged
@@ -103,58 +102,25 @@ func bytesRope(b []byte) *rope {
 
 // ropeReader reads a rope, the original image's runs from img.
 type ropeReader struct {
-	r   *rope
-	img io.ReaderAt
-	at  []int64 // at[i]: offset of piece i
+	spans []Span // the rope's pieces at their offsets
+	size  int64
+	img   io.ReaderAt
 }
 
 func newRopeReader(r *rope, img io.ReaderAt) *ropeReader {
-	rr := &ropeReader{r: r, img: img, at: make([]int64, len(r.ps))}
+	rr := &ropeReader{spans: make([]Span, len(r.ps)), size: r.n, img: img}
 	var pos int64
 	for i, p := range r.ps {
-		rr.at[i] = pos
+		rr.spans[i] = Span{Off: pos, Len: p.n, Src: p.src, Data: p.data, Zero: p.zero}
 		pos += p.n
 	}
 	return rr
 }
 
-func (rr *ropeReader) Size() int64 { return rr.r.n }
+func (rr *ropeReader) Size() int64 { return rr.size }
 
 func (rr *ropeReader) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("rebuild: negative offset %d", off)
-	}
-	if off >= rr.r.n {
-		return 0, io.EOF
-	}
-	want := len(p)
-	if int64(want) > rr.r.n-off {
-		p = p[:rr.r.n-off]
-	}
-	i := sort.Search(len(rr.at), func(i int) bool { return rr.at[i] > off }) - 1
-	done := 0
-	for done < len(p) && i < len(rr.r.ps) {
-		pc := rr.r.ps[i]
-		skip := off + int64(done) - rr.at[i]
-		take := int(min(pc.n-skip, int64(len(p)-done)))
-		dst := p[done : done+take]
-		switch {
-		case pc.data != nil:
-			copy(dst, pc.data[skip:])
-		case pc.zero:
-			clear(dst)
-		default:
-			if err := readFull(rr.img, dst, pc.src+skip); err != nil {
-				return done, err
-			}
-		}
-		done += take
-		i++
-	}
-	if done < want {
-		return done, io.EOF
-	}
-	return done, nil
+	return readSpans(rr.spans, rr.size, rr.img, p, off)
 }
 
 // materialize reads a whole rope into memory (for content small enough to
