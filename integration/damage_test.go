@@ -1,9 +1,7 @@
 package integration
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -62,21 +60,9 @@ func TestDamagedDirectoryAtMount(t *testing.T) {
 	if err := testdisc.PatchRecord(img, "G", func(rec []byte) { testdisc.Both32(rec[2:], 1<<22) }); err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp(workDir, "mnt-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &mounted{dir: dir, logFile: dir + ".log"}
-	cmd := exec.Command(gcfsBin, "mount", "--log-file", m.logFile, img, dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("gcfs mount: %v: %s", err, stderr.String())
-	}
-	m.pid = serverPID(dir)
-	t.Cleanup(func() { m.unmount(t) })
-	if n := countLines(stderr.Bytes(), "directory /G "); n != 1 {
-		t.Errorf("gcfs mount's stderr: %d lines name /G, want 1:\n%s", n, stderr.String())
+	m, stderr := backgroundMount(t, img)
+	if n := countLines([]byte(stderr), "directory /G "); n != 1 {
+		t.Errorf("gcfs mount's stderr: %d lines name /G, want 1:\n%s", n, stderr)
 	}
 	if ents, err := os.ReadDir(m.path("G")); err != nil || len(ents) != 0 {
 		t.Errorf("G: %d entries, %v", len(ents), err)
