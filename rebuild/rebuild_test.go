@@ -349,6 +349,32 @@ func TestConflicts(t *testing.T) {
 		if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), pair[0]) || !strings.Contains(err.Error(), pair[1]) {
 			t.Errorf("%v: got %v", pair, err)
 		}
+		if Conflict(tree, pair[0], pair[1]) == "" || Conflict(tree, pair[1], pair[0]) == "" {
+			t.Errorf("%v: Conflict says none", pair)
+		}
+	}
+	// A texture and its PNG, both changed: the error names both as written
+	// (the PNG's edit is taken back to the PIF's path before the check).
+	tex := "G/ARMOR.WAD/armor0_textures.d/00"
+	pic := read(t, tree, "G/ARMOR.WAD/armor0_textures.d/01.png")
+	other := read(t, tree, "G/ARMOR.WAD/armor0_textures.d/01")
+	_, err := Plan(tree, []Edit{{tex, other}, {tex + ".png", pic}}, Options{})
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), tex+" and "+tex+".png") {
+		t.Errorf("PIF and PNG: got %v", err)
+	}
+	// A view of a decoded file and its .wad.
+	bonus := "G/BONUS.WAD/character_renders/00"
+	if Conflict(tree, bonus+".png", bonus+".wad") == "" {
+		t.Error("00.png and 00.wad: Conflict says none")
+	}
+	// Different nodes: none.
+	for _, pair := range [][2]string{
+		{tex, "G/ARMOR.WAD/armor0_textures.d/01.png"},
+		{"G/LEVEL1.WAD/data.d/core_index", "G/LEVEL1.WAD/gameplay"},
+	} {
+		if why := Conflict(tree, pair[0], pair[1]); why != "" {
+			t.Errorf("%v: Conflict says %q", pair, why)
+		}
 	}
 }
 
