@@ -471,6 +471,16 @@ func fromView(n *fsnode.Node, b []byte) (*fsnode.Node, []byte, string, error) {
 	case fsnode.ViewWAV:
 		out, err := assets.VAGFromWAV(orig, b)
 		return src, out, "", err
+	case fsnode.ViewSRT:
+		lang := -1
+		for i, l := range assets.Languages {
+			if n.Name == l+".srt" {
+				lang = i
+			}
+		}
+		rate, _ := n.FrameRate()
+		out, err := assets.SubtitlesFromSRT(orig, lang, b, rate)
+		return src, out, "", err
 	}
 	return nil, nil, "", fmt.Errorf("a %s view cannot be taken as an edit yet: edit %s instead", kind, src.Path())
 }
