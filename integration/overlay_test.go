@@ -72,3 +72,72 @@ func TestOverlayMountThenPack(t *testing.T) {
 		t.Errorf("save_game in the packed disc: %q, %v", got, err)
 	}
 }
+
+// TestOverlayViewsShowEdits: through the mount, the views of an edited file
+// show the edit at once, with their new sizes, even when they were read
+// (and so cached by the kernel) before the edit: the PNG of an edited PIF,
+// the WAV of an edited VAG, the decoded file (and its PNG) of an edited
+// .wad. A second form of an edited node cannot be opened for writing
+// (EBUSY), and the log names both.
+func TestOverlayViewsShowEdits(t *testing.T) {
+	d := getDisc(t, "small")
+	ov, err := os.MkdirTemp(workDir, "overlay-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := testMount(t, d.path, "--overlay", ov)
+	read := func(p string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(m.path(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cases := []struct{ edit, from, view, like string }{
+		{"G/ARMOR.WAD/armor0_textures.d/00", "G/ARMOR.WAD/armor0_textures.d/01", "G/ARMOR.WAD/armor0_textures.d/00.png", "G/ARMOR.WAD/armor0_textures.d/01.png"},
+		// These grow: a size the kernel cached would cut them short.
+		{"G/AUDIO.WAD/vendor/001.vag", "G/AUDIO.WAD/vendor/000.vag", "G/AUDIO.WAD/vendor/001.wav", "G/AUDIO.WAD/vendor/000.wav"},
+		{"G/BONUS.WAD/character_renders/01.wad", "G/BONUS.WAD/character_renders/00.wad", "G/BONUS.WAD/character_renders/01", "G/BONUS.WAD/character_renders/00"},
+		{"", "", "G/BONUS.WAD/character_renders/01.png", "G/BONUS.WAD/character_renders/00.png"},
+	}
+	for _, c := range cases {
+		if bytes.Equal(read(c.view), read(c.like)) { // both in the kernel's cache now
+			t.Fatalf("%s already equals %s", c.view, c.like)
+		}
+	}
+	for _, c := range cases {
+		if c.edit != "" {
+			if err := os.WriteFile(m.path(c.edit), read(c.from), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range cases {
+		want := read(c.like)
+		if st, err := os.Stat(m.path(c.view)); err != nil || st.Size() != int64(len(want)) {
+			t.Errorf("%s after the edit: stat %v, size %d, want %d", c.view, err, st.Size(), len(want))
+		}
+		if got := read(c.view); !bytes.Equal(got, want) {
+			t.Errorf("%s after the edit: %d bytes, not those of %s (%d)", c.view, len(got), c.like, len(want))
+		}
+	}
+	// The second form of an edited node.
+	for _, p := range []string{"G/ARMOR.WAD/armor0_textures.d/00.png", "G/BONUS.WAD/character_renders/01", "G/BONUS.WAD/character_renders/01.png"} {
+		f, err := os.OpenFile(m.path(p), os.O_WRONLY, 0)
+		if err == nil {
+			f.Close()
+			t.Errorf("%s opened for writing while another form is edited", p)
+		} else if !isErrno(err, syscall.EBUSY) {
+			t.Errorf("%s: %v, want EBUSY", p, err)
+		}
+		if _, err := os.Stat(filepath.Join(ov, filepath.FromSlash(p))); err == nil {
+			t.Errorf("%s: copied up into DIR though refused", p)
+		}
+	}
+	m.unmount(t)
+	log, _ := os.ReadFile(m.logFile)
+	if !bytes.Contains(log, []byte("G/ARMOR.WAD/armor0_textures.d/00.png: is edited in another form already: G/ARMOR.WAD/armor0_textures.d/00 and G/ARMOR.WAD/armor0_textures.d/00.png are one node")) {
+		t.Errorf("the log does not name both forms:\n%s", tail(log, 20))
+	}
+}

@@ -39,6 +39,42 @@ const EditErrorAttr = "user.gcfs.edit_error"
 // renaming a file of the disc); the FUSE layer answers EPERM.
 var ErrNotPermitted = errors.New("not permitted on a file of the disc")
 
+// ErrConflict is wrapped by the error for an edit of a node that DIR holds
+// an edit of in another form already (X.png while X is edited, X while
+// X.wad is, a part while its lump is): pack would refuse the two, so the
+// mount refuses the second (EBUSY), with a log line naming both.
+var ErrConflict = errors.New("is edited in another form already")
+
+// conflict refuses a first edit of tree path p that conflicts with an edit
+// DIR holds.
+func (o *Overlay) conflict(p string) error {
+	var found error
+	_ = filepath.WalkDir(o.dir, func(f string, d fs.DirEntry, err error) error {
+		if err != nil || found != nil {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, rerr := filepath.Rel(o.dir, f)
+		if rerr != nil {
+			return nil
+		}
+		q := filepath.ToSlash(rel)
+		if q == p || !o.IsDisc(q) {
+			return nil
+		}
+		if why := rebuild.Conflict(o.tree, q, p); why != "" {
+			found = fmt.Errorf("%s: %w: %s (pack would refuse both): keep %s, or remove %s from %s first", p, ErrConflict, why, q, q, o.dir)
+		}
+		return nil
+	})
+	if found != nil {
+		o.logf("gcfs: %s", oneLine(found.Error()))
+	}
+	return found
+}
+
 // Overlay is one mount's edits.
 type Overlay struct {
 	tree *fsnode.Tree
@@ -48,6 +84,9 @@ type Overlay struct {
 	mu     sync.Mutex
 	errs   map[string]string // tree path -> why its edit cannot be rebuilt
 	logged map[string]string // the error last logged for a path
+
+	derived      map[string]*derivedEntry // tree path -> its bytes computed from edits
+	derivedBytes int64
 }
 
 // New opens the overlay directory dir (which must exist) for tree.
@@ -68,6 +107,9 @@ func New(tree *fsnode.Tree, dir string, logf func(format string, args ...any)) (
 	}
 	return &Overlay{tree: tree, dir: abs, logf: logf, errs: map[string]string{}, logged: map[string]string{}}, nil
 }
+
+// Tree is the tree the overlay edits.
+func (o *Overlay) Tree() *fsnode.Tree { return o.tree }
 
 // Dir is the overlay directory.
 func (o *Overlay) Dir() string { return o.dir }
@@ -112,6 +154,9 @@ func (o *Overlay) OpenWrite(p string, n *fsnode.Node, trunc bool) (*os.File, err
 		return nil, err
 	}
 	if _, ok := o.Edited(p); !ok {
+		if err := o.conflict(p); err != nil {
+			return nil, err
+		}
 		if err := o.copyUp(f, n, trunc); err != nil {
 			return nil, fmt.Errorf("copying %s up into %s: %w", p, o.dir, err)
 		}
@@ -209,6 +254,11 @@ func (o *Overlay) Rename(from, to string) error {
 	if err != nil {
 		return err
 	}
+	if _, edited := o.Edited(to); !edited && o.IsDisc(to) {
+		if err := o.conflict(to); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
@@ -293,3 +343,123 @@ func oneLine(s string) string {
 		return r
 	}, s)
 }
+
+// Views and decoded files computed from an edit (SPEC "Editing": the PNG of
+// an edited PIF shows the edit at once). fsnode computes them from the
+// current bytes of what they are computed from (Node.Derived); the overlay
+// gives those bytes (DIR's copies) and keeps the last results, each with
+// the size and time of every DIR file it came from, so a node is computed
+// again only when one of them changes.
+
+// maxDerivedCache bounds the bytes of the computed files kept.
+const maxDerivedCache = 128 << 20
+
+// stamp is one source's file in DIR as it was when a result was computed.
+type stamp struct {
+	path  string
+	size  int64
+	mtime int64
+	ok    bool
+}
+
+type derivedEntry struct {
+	stamps []stamp
+	data   []byte
+	err    error
+}
+
+func (o *Overlay) stamps(srcs []*fsnode.Node) ([]stamp, bool) {
+	out := make([]stamp, 0, len(srcs))
+	any := false
+	for _, s := range srcs {
+		st := stamp{path: s.Path()}
+		if f, err := o.file(st.path); err == nil {
+			if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
+				st.size, st.mtime, st.ok = fi.Size(), fi.ModTime().UnixNano(), true
+				any = true
+			}
+		}
+		out = append(out, st)
+	}
+	return out, any
+}
+
+func sameStamps(a, b []stamp) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Derived is the current bytes of n (at tree path p), a node without an
+// edit of its own that is computed from one that has (a view of an edited
+// PIF, the decoded file of an edited NAME.wad); ok false when nothing n is
+// computed from is edited. err: the edit cannot give n (a PIF edit that is
+// no PIF); the edit itself is marked by Check.
+func (o *Overlay) Derived(p string, n *fsnode.Node) ([]byte, bool, error) {
+	if n == nil {
+		return nil, false, nil
+	}
+	srcs := n.Sources()
+	if len(srcs) == 0 {
+		return nil, false, nil
+	}
+	st, any := o.stamps(srcs)
+	if !any {
+		return nil, false, nil
+	}
+	o.mu.Lock()
+	if e, hit := o.derived[p]; hit && sameStamps(e.stamps, st) {
+		o.mu.Unlock()
+		return e.data, true, e.err
+	}
+	o.mu.Unlock()
+	b, ok, err := n.Derived(func(m *fsnode.Node) ([]byte, bool, error) {
+		f, ferr := o.file(m.Path())
+		if ferr != nil {
+			return nil, false, nil
+		}
+		fi, serr := os.Lstat(f)
+		if serr != nil || !fi.Mode().IsRegular() {
+			return nil, false, nil
+		}
+		if fi.Size() > maxEditRead {
+			return nil, true, fmt.Errorf("%s: %d bytes, larger than a DVD", m.Path(), fi.Size())
+		}
+		r, rerr := os.ReadFile(f)
+		return r, true, rerr
+	})
+	if !ok {
+		return nil, false, nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.derived == nil {
+		o.derived = map[string]*derivedEntry{}
+	}
+	if old, hit := o.derived[p]; hit {
+		o.derivedBytes -= int64(len(old.data))
+		delete(o.derived, p)
+	}
+	if int64(len(b)) <= maxDerivedCache {
+		for k, e := range o.derived {
+			if o.derivedBytes+int64(len(b)) <= maxDerivedCache {
+				break
+			}
+			o.derivedBytes -= int64(len(e.data))
+			delete(o.derived, k)
+		}
+		o.derived[p] = &derivedEntry{stamps: st, data: b, err: err}
+		o.derivedBytes += int64(len(b))
+	}
+	return b, true, err
+}
+
+// maxEditRead bounds one edit read whole: no file of a single-layer DVD is
+// larger.
+const maxEditRead = rebuild.DVDLimit

@@ -193,6 +193,7 @@ func Plan(t *fsnode.Tree, edits []Edit, opt Options) (*Layout, error) {
 	sorted := append([]Edit(nil), edits...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 	for _, e := range sorted {
+		written := e.Path // as the overlay names it (a view's edit becomes its source's)
 		n, err := t.Lookup(e.Path)
 		if err != nil {
 			return nil, &EditError{e.Path, errors.New("not a file of the disc's tree")}
@@ -220,7 +221,7 @@ func Plan(t *fsnode.Tree, edits []Edit, opt Options) (*Layout, error) {
 		}
 		c := canon(n)
 		if prev, dup := byNode[c]; dup {
-			return nil, fmt.Errorf("%w: %s and %s are one node: keep one of them", ErrConflict, prev, e.Path)
+			return nil, fmt.Errorf("%w: %s and %s are one node: keep one of them", ErrConflict, prev, written)
 		}
 		if c.Path() == "RC2.HDR" {
 			return nil, &EditError{e.Path, errors.New("RC2.HDR is rebuilt from the containers by pack: edit the containers instead")}
@@ -262,7 +263,7 @@ func Plan(t *fsnode.Tree, edits []Edit, opt Options) (*Layout, error) {
 			ch.data = bytesRope(e.Data)
 			ch.expects = []expect{{e.Path, e.Data, true}}
 		}
-		byNode[c] = e.Path
+		byNode[c] = written
 		changes[c] = ch
 		l.edited[c.Path()] = true
 		l.changed[c.Path()] = true
@@ -470,8 +471,67 @@ func fromView(n *fsnode.Node, b []byte) (*fsnode.Node, []byte, string, error) {
 	case fsnode.ViewWAV:
 		out, err := assets.VAGFromWAV(orig, b)
 		return src, out, "", err
+	case fsnode.ViewSRT:
+		lang := -1
+		for i, l := range assets.Languages {
+			if n.Name == l+".srt" {
+				lang = i
+			}
+		}
+		rate, _ := n.FrameRate()
+		out, err := assets.SubtitlesFromSRT(orig, lang, b, rate)
+		return src, out, "", err
 	}
 	return nil, nil, "", fmt.Errorf("a %s view cannot be taken as an edit yet: edit %s instead", kind, src.Path())
+}
+
+// target is the canonical node an edit of n changes: a view's source's, a
+// NAME.wad's NAME.
+func target(n *fsnode.Node) *fsnode.Node {
+	for i := 0; i < 4 && n.Kind == fsnode.View; i++ {
+		_, src := n.View()
+		if src == nil {
+			break
+		}
+		n = src
+	}
+	return canon(n)
+}
+
+// Conflict says why edits at tree paths a and b cannot both be taken, or
+// "" when they can: they are one node in two forms (X and X.png, X and
+// X.wad), or one holds the other (a lump and one of its parts). Plan
+// refuses such edits; a mount with an overlay refuses the second.
+func Conflict(t *fsnode.Tree, a, b string) string {
+	na, err1 := t.Lookup(a)
+	nb, err2 := t.Lookup(b)
+	if err1 != nil || err2 != nil || na.IsDir() || nb.IsDir() || a == b {
+		return ""
+	}
+	ca, cb := target(na), target(nb)
+	if ca == cb {
+		return fmt.Sprintf("%s and %s are one node", a, b)
+	}
+	holds := func(outer, inner *fsnode.Node) bool {
+		for m, i := inner, 0; i < 64; i++ {
+			e, err := encloser(m)
+			if err != nil || e == nil {
+				return false
+			}
+			if e == outer {
+				return true
+			}
+			m = e
+		}
+		return false
+	}
+	switch {
+	case holds(ca, cb):
+		return fmt.Sprintf("%s holds %s", a, b)
+	case holds(cb, ca):
+		return fmt.Sprintf("%s holds %s", b, a)
+	}
+	return ""
 }
 
 // partOffset is where part n lies in file e's content. Parts are matched by

@@ -349,6 +349,32 @@ func TestConflicts(t *testing.T) {
 		if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), pair[0]) || !strings.Contains(err.Error(), pair[1]) {
 			t.Errorf("%v: got %v", pair, err)
 		}
+		if Conflict(tree, pair[0], pair[1]) == "" || Conflict(tree, pair[1], pair[0]) == "" {
+			t.Errorf("%v: Conflict says none", pair)
+		}
+	}
+	// A texture and its PNG, both changed: the error names both as written
+	// (the PNG's edit is taken back to the PIF's path before the check).
+	tex := "G/ARMOR.WAD/armor0_textures.d/00"
+	pic := read(t, tree, "G/ARMOR.WAD/armor0_textures.d/01.png")
+	other := read(t, tree, "G/ARMOR.WAD/armor0_textures.d/01")
+	_, err := Plan(tree, []Edit{{tex, other}, {tex + ".png", pic}}, Options{})
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), tex+" and "+tex+".png") {
+		t.Errorf("PIF and PNG: got %v", err)
+	}
+	// A view of a decoded file and its .wad.
+	bonus := "G/BONUS.WAD/character_renders/00"
+	if Conflict(tree, bonus+".png", bonus+".wad") == "" {
+		t.Error("00.png and 00.wad: Conflict says none")
+	}
+	// Different nodes: none.
+	for _, pair := range [][2]string{
+		{tex, "G/ARMOR.WAD/armor0_textures.d/01.png"},
+		{"G/LEVEL1.WAD/data.d/core_index", "G/LEVEL1.WAD/gameplay"},
+	} {
+		if why := Conflict(tree, pair[0], pair[1]); why != "" {
+			t.Errorf("%v: Conflict says %q", pair, why)
+		}
 	}
 }
 
@@ -514,6 +540,9 @@ func TestViewEdits(t *testing.T) {
 		{pngs[0], []byte("no png"), "not a PNG"},
 		{pngs[0], read(t, tree, pngs[1]), "keeps its size"},
 		{wav, stereo(w), "channels"},
+		{wav, fmtField(w, 34, 8), "8-bit"},
+		{wav, fmtField32(w, 24, 0), "rate 0 Hz"},
+		{wav, fmtField32(w, 24, 1<<20), "outside"},
 		{wav, []byte("RIFF...."), "not a WAV"},
 	} {
 		_, err := Plan(tree, []Edit{{c.path, c.data}}, Options{})
@@ -526,6 +555,55 @@ func TestViewEdits(t *testing.T) {
 	_, err = Plan(tree, []Edit{{pngs[0], edits[0].Data}, {strings.TrimSuffix(pngs[0], ".png"), []byte("x")}}, Options{})
 	if !errors.Is(err, ErrConflict) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func fmtField(w []byte, at int, v uint16) []byte {
+	s := append([]byte(nil), w...)
+	binary.LittleEndian.PutUint16(s[at:], v)
+	return s
+}
+
+func fmtField32(w []byte, at int, v uint32) []byte {
+	s := append([]byte(nil), w...)
+	binary.LittleEndian.PutUint32(s[at:], v)
+	return s
+}
+
+// TestSRTEdit: an edited LANG.srt becomes the subtitle records: the
+// rebuilt disc's blob holds the new text and times (frames at the video's
+// rate), its other languages as they were; the SRT written back unchanged
+// rebuilds nothing; a bad SRT is refused naming the file.
+func TestSRTEdit(t *testing.T) {
+	tree, _ := original(t)
+	p := "G/MPEG.WAD/subtitles01.d/english.srt"
+	srt := read(t, tree, p)
+	l, err := Plan(tree, []Edit{{p, srt}}, Options{})
+	if err != nil || len(l.Rebuilt) != 0 {
+		t.Fatalf("unchanged SRT: rebuilt %v, %v", l.Rebuilt, err)
+	}
+	lines := strings.Split(string(srt), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("english.srt: %q", srt)
+	}
+	lines[2] = "An edited line, longer than the one it replaces"
+	_, _, out := rebuilt(t, Edit{p, []byte(strings.Join(lines, "\n"))})
+	got := string(read(t, out, p))
+	if !strings.Contains(got, lines[2]) || got != strings.Join(lines, "\n") {
+		t.Errorf("the rebuilt disc's english.srt:\n%s", got)
+	}
+	if a, b := read(t, out, "G/MPEG.WAD/subtitles01.d/french.srt"), read(t, tree, "G/MPEG.WAD/subtitles01.d/french.srt"); !bytes.Equal(a, b) {
+		t.Error("french.srt changed")
+	}
+	for _, c := range []struct{ srt, want string }{
+		{"1\nnot a time\nx\n", "line 2"},
+		{"1\n00:00:01,000 --> 00:00:02,000\nonly one cue\n", "cues, the blob has"},
+	} {
+		_, err := Plan(tree, []Edit{{p, []byte(c.srt)}}, Options{})
+		var ee *EditError
+		if !errors.As(err, &ee) || ee.Path != p || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q", c.srt, err, c.want)
+		}
 	}
 }
 

@@ -10,10 +10,13 @@ img=$dir/small.iso mnt=$dir/mnt
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 run() { say "$*"; "$@"; }
 
+srv=$dir/served ov=$dir/overlay
 cleanup() {
-	if grep -qs " $mnt fuse.gcfs " /proc/mounts; then
-		"$bin" umount "$mnt" 2>/dev/null || "$bin" umount -z "$mnt" || fusermount3 -uz "$mnt" || true
-	fi
+	for m in "$mnt" "$srv"; do
+		if grep -qs " $m fuse.gcfs " /proc/mounts; then
+			"$bin" umount "$m" 2>/dev/null || "$bin" umount -z "$m" || fusermount3 -uz "$m" || true
+		fi
+	done
 }
 trap cleanup EXIT
 cleanup # a mount left by an interrupted earlier run
@@ -64,6 +67,31 @@ say "touch $mnt/new   # read-only"
 touch "$mnt/new" 2>&1 || true
 run "$bin" umount "$mnt"
 run tail -n 3 "$dir/mount.log"
+
+say "# editing: a writable mount whose edits go to an overlay directory"
+rm -rf "$ov" "$dir/packed.iso" && mkdir -p "$ov" "$srv"
+run "$bin" mount --overlay "$ov" --log-file "$dir/mount.log" "$img" "$mnt"
+tex=$mnt/G/ARMOR.WAD/armor0_textures.d
+run sha1sum "$tex/00" "$tex/00.png" "$tex/01.png"
+say "cat $tex/01.png > $tex/00.png   # save another picture of the same size over a texture's PNG"
+cat "$tex/01.png" >"$tex/00.png"
+say "cat $mnt/G/AUDIO.WAD/vendor/000.vag > $mnt/G/AUDIO.WAD/vendor/001.vag   # a sound's VAG: its WAV follows at once"
+cat "$mnt/G/AUDIO.WAD/vendor/000.vag" >"$mnt/G/AUDIO.WAD/vendor/001.vag"
+run ls -l "$mnt/G/AUDIO.WAD/vendor/000.wav" "$mnt/G/AUDIO.WAD/vendor/001.wav"
+say "echo x > $tex/00   # the same texture in its other form: refused"
+{ echo x >"$tex/00"; } 2>&1 || true
+run find "$ov" -type f
+run "$bin" umount "$mnt"
+run "$bin" pack --dry-run "$img" "$ov" "$dir/packed.iso"
+run "$bin" pack "$img" "$ov" "$dir/packed.iso"
+run "$bin" cat "$dir/packed.iso" G/ARMOR.WAD/armor0_textures.d/00.png | sha1sum
+say "# the rebuilt image served without writing it: gcfs pack --serve"
+"$bin" pack --serve "$srv" "$img" "$ov" &
+for _ in $(seq 100); do [[ -e $srv/small.iso ]] && break; sleep 0.1; done
+run ls -l "$srv"
+run cmp "$srv/small.iso" "$dir/packed.iso"
+run "$bin" umount "$srv"
+wait
 trap - EXIT
 echo
 echo "demo done: the disc image is $img"

@@ -140,6 +140,7 @@ func runPack(c *cli.Context) error {
 			return exitErr(1, "gcfs pack: %s: %v; nothing written", out, err)
 		}
 	}
+	packWritten(dir)
 	if what, err := rebuild.OverlayChanged(o.tree, dir, files); err != nil || what != "" {
 		if err == nil {
 			err = fmt.Errorf("%s", what)
@@ -162,6 +163,10 @@ func runPack(c *cli.Context) error {
 	}
 	return nil
 }
+
+// packWritten is called once OUT's temporary file is written and checked,
+// before DIR is looked at again; a test changes DIR there.
+var packWritten = func(dir string) {}
 
 // servePacked mounts the rebuilt image as MOUNTPOINT/NAME.iso and serves it
 // until it is unmounted or the command is interrupted.

@@ -164,6 +164,11 @@ func TestPackRefuses(t *testing.T) {
 		{"lump and part", map[string][]byte{"G/LEVEL1.WAD/data": []byte("a"), "G/LEVEL1.WAD/data.d/gs_ram": []byte("b")},
 			[]string{"G/LEVEL1.WAD/data.d/gs_ram and G/LEVEL1.WAD/data", "keep one"}},
 		{"bad stream", map[string][]byte{"G/MISC.WAD/irx.wad": bad}, []string{"G/MISC.WAD/irx.wad: does not decode"}},
+		{"texture and PNG", map[string][]byte{"G/ARMOR.WAD/armor0_textures.d/00": catOf(t, img, "G/ARMOR.WAD/armor0_textures.d/01"),
+			"G/ARMOR.WAD/armor0_textures.d/00.png": catOf(t, img, "G/ARMOR.WAD/armor0_textures.d/01.png")},
+			[]string{"G/ARMOR.WAD/armor0_textures.d/00 and G/ARMOR.WAD/armor0_textures.d/00.png are one node"}},
+		{"PNG of another size", map[string][]byte{"G/ARMOR.WAD/armor0_textures.d/00.png": catOf(t, img, "G/BONUS.WAD/paintings/00.png")},
+			[]string{"G/ARMOR.WAD/armor0_textures.d/00.png:", "keeps its size"}},
 		{"toc", map[string][]byte{"RC2.HDR": []byte("x")}, []string{"RC2.HDR: RC2.HDR is rebuilt"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -178,6 +183,44 @@ func TestPackRefuses(t *testing.T) {
 				if !strings.Contains(r.err.Error(), w) {
 					t.Errorf("error %q lacks %q", r.err, w)
 				}
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("OUT written")
+			}
+			noTemp(t, work)
+		})
+	}
+}
+
+// TestPackOverlayChanged: an overlay written to while pack runs (after it
+// read the edits, before OUT is renamed into place): pack says which file
+// changed, writes nothing under OUT's name and leaves no temporary file.
+func TestPackOverlayChanged(t *testing.T) {
+	img, _ := genLayout(t, mkdisc.Small)
+	for _, c := range []struct {
+		name, want string
+		change     func(ov string)
+	}{
+		{"written", "G/MISC.WAD/save_game was written", func(ov string) {
+			writeEdit(t, ov, "G/MISC.WAD/save_game", []byte("written while pack ran, longer"))
+		}},
+		{"appeared", "G/LEVEL1.WAD/gameplay appeared", func(ov string) {
+			writeEdit(t, ov, "G/LEVEL1.WAD/gameplay", []byte("new"))
+		}},
+		{"removed", "G/MISC.WAD/save_game was removed", func(ov string) {
+			os.Remove(filepath.Join(ov, "G/MISC.WAD/save_game"))
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			work := t.TempDir()
+			ov := filepath.Join(work, "ov")
+			writeEdit(t, ov, "G/MISC.WAD/save_game", []byte("an edit"))
+			packWritten = func(string) { c.change(ov) }
+			defer func() { packWritten = func(string) {} }()
+			out := filepath.Join(work, "out.iso")
+			r := treeFails(t, "pack", "--no-index-cache", "-q", img, ov, out)
+			if !strings.Contains(r.err.Error(), "changed while pack ran") || !strings.Contains(r.err.Error(), c.want) {
+				t.Errorf("error %q lacks %q", r.err, c.want)
 			}
 			if _, err := os.Stat(out); err == nil {
 				t.Error("OUT written")

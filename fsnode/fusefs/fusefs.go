@@ -81,6 +81,7 @@ type fsys struct {
 	nextIno    atomic.Uint64 // for model nodes whose Ino collides or is zero
 	readErrors atomic.Int64
 	ov         *overlay.Overlay // nil: read-only
+	root       *dirNode
 }
 
 // NewRoot returns the root node of a tree, ready to hand to fs.Mount. The
@@ -140,7 +141,9 @@ func newRoot(m *mnode, opt Options, img *os.File, imgSize, volBlocks int64) *dir
 	if img != nil {
 		sys.img, sys.imgFd, sys.hasImgFd = img, img.Fd(), true
 	}
-	return &dirNode{node: node{sys: sys, m: m}, root: true}
+	root := &dirNode{node: node{sys: sys, m: m}, root: true}
+	sys.root = root
+	return root
 }
 
 // MountOptions returns the go-fuse options for mounting the tree at a

@@ -376,6 +376,11 @@ func (f *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrO
 	if f.sys.ov != nil {
 		if n, ok := f.sys.ov.Edited(f.m.e.Path()); ok {
 			size = n
+		} else if b, errno, ok := f.derived(); ok {
+			size = int64(len(b))
+			if errno != 0 {
+				size = 0
+			}
 		}
 	}
 	if size < 0 {
@@ -473,6 +478,9 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 		return nil, syscall.EINVAL
 	}
 	if h, ok := fh.(*editHandle); ok {
+		return h.read(dest, off)
+	}
+	if h, ok := fh.(*derivedHandle); ok {
 		return h.read(dest, off)
 	}
 	if res, errno, ok := f.editedRead(dest, off); ok {

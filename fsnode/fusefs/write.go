@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -39,15 +40,82 @@ type editHandle struct {
 	path  string
 	write bool
 	ov    *overlay.Overlay
+	sys   *fsys // for the kernel's caches of what is computed from the edit
 }
 
-// Release closes DIR's file; an edit written through it is checked now.
+// Release closes DIR's file; an edit written through it is checked now,
+// and what is computed from it (its views, a .wad's decoded file) is
+// dropped from the kernel's caches so that it is read again.
 func (h *editHandle) Release(ctx context.Context) syscall.Errno {
 	err := h.f.Close()
 	if h.write {
 		h.ov.Check(h.path)
+		if h.sys != nil {
+			h.sys.invalidateDependents(h.path)
+		}
 	}
 	return toErrno(err)
+}
+
+// invalidateDependents drops the kernel's attributes and pages of every
+// node computed from the node at tree path p (only inodes the kernel has
+// looked up can hold any).
+func (s *fsys) invalidateDependents(p string) {
+	if s.ov == nil || s.root == nil {
+		return
+	}
+	n, err := s.ov.Tree().Lookup(p)
+	if err != nil || n == nil {
+		return
+	}
+	for _, d := range n.Dependents() {
+		if in := s.inodeAt(d.Path()); in != nil {
+			_ = in.NotifyContent(0, 0)
+		}
+	}
+}
+
+// inodeAt is the inode at tree path p, or nil.
+func (s *fsys) inodeAt(p string) *fs.Inode {
+	in := s.root.EmbeddedInode()
+	for _, name := range strings.Split(p, "/") {
+		if in = in.GetChild(name); in == nil {
+			return nil
+		}
+	}
+	return in
+}
+
+// derivedHandle is an open file computed from an edit (a view of an edited
+// PIF): its bytes, computed at open.
+type derivedHandle struct{ b []byte }
+
+func (h *derivedHandle) read(dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if off >= int64(len(h.b)) {
+		return fuse.ReadResultData(nil), 0
+	}
+	return fuse.ReadResultData(h.b[off:min(int64(len(h.b)), off+int64(len(dest)))]), 0
+}
+
+// derived is the file's bytes computed from an edit, when it is computed
+// from one (ok); errno EIO when the edit cannot give it (logged once).
+func (f *fileNode) derived() ([]byte, syscall.Errno, bool) {
+	if f.sys.ov == nil {
+		return nil, 0, false
+	}
+	n, isNode := f.m.e.(*fsnode.Node)
+	if !isNode {
+		return nil, 0, false
+	}
+	b, ok, err := f.sys.ov.Derived(f.m.e.Path(), n)
+	if !ok {
+		return nil, 0, false
+	}
+	if err != nil {
+		f.logOnce("gcfs: %s: %v", safePath(f.m), err)
+		return nil, syscall.EIO, true
+	}
+	return b, 0, true
 }
 
 func (h *editHandle) read(dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
@@ -74,6 +142,8 @@ func toErrno(err error) syscall.Errno {
 		return 0
 	case errors.Is(err, overlay.ErrNotPermitted):
 		return syscall.EPERM
+	case errors.Is(err, overlay.ErrConflict):
+		return syscall.EBUSY
 	case errors.As(err, &en):
 		return en
 	}
@@ -92,13 +162,22 @@ func (f *fileNode) openEdit(flags uint32) (fs.FileHandle, syscall.Errno, bool) {
 	if accessWrites(flags) {
 		n, _ := f.m.e.(*fsnode.Node)
 		file, err := ov.OpenWrite(p, n, flags&syscall.O_TRUNC != 0)
+		if errors.Is(err, overlay.ErrConflict) {
+			return nil, syscall.EBUSY, true // logged by the overlay
+		}
 		if err != nil {
 			f.sys.logf("gcfs: open %s for writing: %v", p, err)
 			return nil, toErrno(err), true
 		}
-		return &editHandle{f: file, path: p, write: true, ov: ov}, 0, true
+		return &editHandle{f: file, path: p, write: true, ov: ov, sys: f.sys}, 0, true
 	}
 	if _, ok := ov.Edited(p); !ok {
+		if b, errno, ok := f.derived(); ok {
+			if errno != 0 {
+				return nil, errno, true
+			}
+			return &derivedHandle{b: b}, 0, true
+		}
 		return nil, 0, false
 	}
 	file, err := ov.OpenRead(p)
@@ -115,6 +194,13 @@ func (f *fileNode) editedRead(dest []byte, off int64) (fuse.ReadResult, syscall.
 	}
 	p := f.m.e.Path()
 	if _, ok := f.sys.ov.Edited(p); !ok {
+		if b, errno, ok := f.derived(); ok {
+			if errno != 0 {
+				return nil, errno, true
+			}
+			res, errno := (&derivedHandle{b: b}).read(dest, off)
+			return res, errno, true
+		}
 		return nil, 0, false
 	}
 	file, err := f.sys.ov.OpenRead(p)
@@ -225,7 +311,12 @@ func (d *dirNode) renameEdit(name string, newParent fs.InodeEmbedder, newName st
 			return syscall.EPERM
 		}
 	}
-	return toErrno(d.sys.ov.Rename(ch.Path(nil), np.childPath(newName)))
+	to := np.childPath(newName)
+	if err := d.sys.ov.Rename(ch.Path(nil), to); err != nil {
+		return toErrno(err)
+	}
+	d.sys.invalidateDependents(to)
+	return 0
 }
 
 // unixRenameNoReplace is RENAME_NOREPLACE.
