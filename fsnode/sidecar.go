@@ -189,8 +189,8 @@ func (b *builder) sidecarKey(fi os.FileInfo) [32]byte {
 	// Every container's header, in directory order.
 	for _, pc := range b.pending {
 		io.WriteString(h, pc.n.Name)
-		if pc.n.cont != nil {
-			putBytes(pc.n.cont.Header)
+		if c := pc.n.Container(); c != nil {
+			putBytes(c.Header)
 		} else {
 			put(-1)
 		}
