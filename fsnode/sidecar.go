@@ -823,6 +823,16 @@ func (n *Node) blockKey(base uint64) uint64 {
 	return base
 }
 
+// cacheKey is the cache key of node n's blocks as cut by index ix: indexes
+// of one stream built different ways (a scan, a parallel scan, a whole
+// decode; a rebuild after the index LRU dropped one) may cut it into other
+// blocks, and a block of one layout served for a block number of another is
+// the wrong bytes (extract of the retail layout failed on hundreds of level
+// core blocks so).
+func (n *Node) cacheKey(base uint64, ix *codec.Index) uint64 {
+	return n.blockKey(base) ^ ix.Layout()
+}
+
 // changed counts a change and, when the tree saves lazily, (re)arms the
 // save timer. s.mu is held.
 func (s *sidecar) changed() {
