@@ -58,8 +58,33 @@ type Index struct {
 	// once filled; nil until then. Stores are idempotent (the output is
 	// what it is), the first one wins.
 	snaps    []atomic.Pointer[[]byte]
-	maxSnaps int64        // sum of snapLen
-	filled   atomic.Int64 // bytes of snapshots filled
+	maxSnaps int64         // sum of snapLen
+	filled   atomic.Int64  // bytes of snapshots filled
+	layout   atomic.Uint64 // Layout, once computed (0: not yet)
+}
+
+// Layout is a fingerprint of how the index cuts the output into blocks.
+// Indexes of one stream built different ways (NewIndex, NewIndexParallel,
+// NewIndexDecode) may place their block boundaries differently, so a cache
+// of decoded blocks keys them by block number and Layout: a block decoded
+// through one index is never served as a block of another.
+func (ix *Index) Layout() uint64 {
+	if v := ix.layout.Load(); v != 0 {
+		return v
+	}
+	h := uint64(14695981039346656037)
+	for _, cp := range ix.cps {
+		for _, v := range [2]int64{cp.in, cp.out} {
+			for k := 0; k < 64; k += 8 {
+				h = (h ^ uint64(v>>k)&0xff) * 1099511628211
+			}
+		}
+	}
+	if h == 0 {
+		h = 1
+	}
+	ix.layout.Store(h)
+	return h
 }
 
 // NewIndex builds the random-access index of the stream in r (see Scan for r

@@ -57,35 +57,39 @@ type Attr struct{ Name, Value string }
 
 // Node is one entry of the tree.
 type Node struct {
-	Name     string
-	Kind     Kind
-	Ino      uint64  // stable across mounts: derived from the path
-	Parent   *Node   // nil for the root
-	Children []*Node // directories only, sorted by name
+	Name string
+	Kind Kind
+	// hasRange: off and size are an image range (packed beside Kind).
+	hasRange bool
+	// hasExpected: expected holds a recorded decoded size.
+	hasExpected bool
+	shortLogged atomic.Bool
+	seq         int32   // index in the tree's order of decoded files (fileahead.go); -1 if none
+	Ino         uint64  // stable across mounts: derived from the path
+	Parent      *Node   // nil for the root
+	Children    []*Node // directories only, sorted by name
 
 	tree *Tree
 	path string
 
 	// Image range: for files the extent (a decoded file's is the stream's
 	// extent), for ISO directories and containers their own extent.
-	hasRange  bool
 	off       int64 // image byte offset of the first byte
 	size      int64 // bytes on disc
 	staticErr error // why a raw file cannot be read whole (known at build)
 
-	entry    *discimg.Entry     // ISO record, when the node comes from one
-	cont     *discimg.Container // container directories
-	tableErr error              // a G/*.WAD that stayed a plain file: why
-	extent   *discimg.Extent    // files and groups inside a container
-	toc      string             // container directories: what RC2.HDR says of them
+	entry  *discimg.Entry  // ISO record, when the node comes from one
+	extent *discimg.Extent // files and groups inside a container
+	// rare: what few nodes carry (containers, G/*.WAD files, part tables
+	// that failed); nil on the others.
+	rare *rareState
 
 	// Parts (SPEC "Parts of a file"). layout is what the node's content
 	// holds (decoded content for a decoded file); a NAME.d/ directory keeps
 	// the table it shows (parts) and the file it is of (partsOf).
-	layout   discimg.PartLayout
-	parts    *discimg.Parts
-	partsOf  *Node
-	partsErr error // a part table that could not be read: why
+	layout  discimg.PartLayout
+	parts   *discimg.Parts
+	partsOf *Node
 	// within is the decoded file whose content holds this node's bytes
 	// (Nested files, and streams inside decoded content), at woff; nil: the
 	// image holds them.
@@ -93,11 +97,10 @@ type Node struct {
 	woff   int64
 	// expected is the decoded size another table records (core_data's, at
 	// core_index+0x8c), when hasExpected; warn says how the stream disagrees.
-	expected    int64
-	hasExpected bool
-	warn        error
-	inFile      string // an extent past its container: the file its bytes lie in
-	wadOf       *Node  // NAME.wad: the decoded NAME whose stream it is
+	expected int64
+	warn     error
+	inFile   string // an extent past its container: the file its bytes lie in
+	wadOf    *Node  // NAME.wad: the decoded NAME whose stream it is
 	// Views: vm for a view node; viewErr on a source that has none (why);
 	// viewDirOf on a subtitle blob's NAME.d/ of SRT views.
 	vm        *viewMeta
@@ -106,7 +109,35 @@ type Node struct {
 	// lc: a level core node's reading (levelcore.go)
 	lc *coreMeta
 
-	// Decoded files.
+	// Decoded files: their own state (nil for every other kind, which the
+	// tree has tens of thousands of).
+	*decodedState
+
+	// Directories: the streams of their decoded files were prefetched.
+	prefetchOnce sync.Once
+}
+
+// rareState is what only a few nodes of a tree carry.
+type rareState struct {
+	cont     *discimg.Container // container directories
+	toc      string             // container directories: what RC2.HDR says of them
+	tableErr error              // a G/*.WAD that stayed a plain file: why
+	partsErr error              // a part table that could not be read: why
+}
+
+// rareOf is n's rareState, made on first use (during the build).
+func (n *Node) rareOf() *rareState {
+	if n.rare == nil {
+		n.rare = &rareState{}
+	}
+	return n.rare
+}
+
+// decodedState is what only a decoded file carries: its stream's header, the
+// size scan's result, its index and the state of its reads. A node gets one
+// when it becomes a decoded file (becomeDecoded), so that the nodes of other
+// kinds do not carry its ~140 bytes.
+type decodedState struct {
 	hdr      codec.Header
 	scanOnce sync.Once
 	decSize  int64
@@ -119,16 +150,17 @@ type Node struct {
 	fallback  *indexFallback
 	freshKeys atomic.Bool
 
-	shortLogged atomic.Bool
-	raRunning   atomic.Bool                 // a read-ahead chain of this file's is decoding
-	wholeMu     sync.Mutex                  // one whole-stream decode at a time (firstread.go)
-	wholeIn     atomic.Pointer[cache.Cache] // the cache a whole-stream decode filled
-	bkey        atomic.Uint64               // buildKey, once given
-	seq         int                         // index in the tree's order of decoded files (fileahead.go); -1 if none
-	advised     atomic.Bool                 // its stream was advised into the page cache ahead of it (fileahead.go)
+	raRunning atomic.Bool                 // a read-ahead chain of this file's is decoding
+	wholeMu   sync.Mutex                  // one whole-stream decode at a time (firstread.go)
+	wholeIn   atomic.Pointer[cache.Cache] // the cache a whole-stream decode filled
+	advised   atomic.Bool                 // its stream was advised into the page cache ahead of it (fileahead.go)
+	bkey      atomic.Uint64               // buildKey, once given
+}
 
-	// Directories: the streams of their decoded files were prefetched.
-	prefetchOnce sync.Once
+// becomeDecoded makes n the decoded file of the stream whose header is h.
+func (n *Node) becomeDecoded(h codec.Header) {
+	n.Kind = Decoded
+	n.decodedState = &decodedState{hdr: h}
 }
 
 // buildKey is the node's key in the build's cache: a number no other node of

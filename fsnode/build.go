@@ -204,7 +204,7 @@ func (b *builder) containers() {
 		n := pc.n
 		c, err := results[i].c, results[i].err
 		if n.staticErr != nil && !errors.Is(n.staticErr, ErrShortImage) {
-			n.tableErr = n.staticErr
+			n.rareOf().tableErr = n.staticErr
 			b.t.logf("%s: stays a plain file: %v", n.Entry().Path, n.staticErr)
 			continue
 		}
@@ -212,7 +212,7 @@ func (b *builder) containers() {
 			if err == nil {
 				err = errors.New("no table")
 			}
-			n.tableErr = err
+			n.rareOf().tableErr = err
 			if !errors.Is(err, discimg.ErrNotContainer) && !errors.Is(err, discimg.ErrFormat) && !errors.Is(err, ErrShortImage) {
 				// The header could not be read: not a plain file, whose
 				// bytes would be served as if that were what it is, but
@@ -227,10 +227,10 @@ func (b *builder) containers() {
 			continue
 		}
 		n.Kind = Dir
-		n.cont = c
-		n.toc = "no table of contents (RC2.HDR missing or unreadable)"
+		n.rareOf().cont = c
+		n.rare.toc = "no table of contents (RC2.HDR missing or unreadable)"
 		if b.toc != nil {
-			n.toc = b.toc.Check(n.Name, n.entry.LBA, n.size, c.Header)
+			n.rare.toc = b.toc.Check(n.Name, n.entry.LBA, n.size, c.Header)
 		}
 		limit := results[i].limit
 		groups := map[string]*Node{}
@@ -383,8 +383,7 @@ func (b *builder) detectStreams(leaves []*Node) {
 		l := p.leaf
 		raw := &Node{Name: l.Name + ".wad", Kind: Raw, Parent: l.Parent, tree: b.t, extent: l.extent,
 			hasRange: true, off: l.off, size: l.size, staticErr: l.staticErr, inFile: l.inFile, wadOf: l}
-		l.Kind = Decoded
-		l.hdr = h
+		l.becomeDecoded(h)
 		if l.staticErr != nil && l.off+h.Size <= img.Size {
 			// The stream itself is inside the image; only its padding is not.
 			l.staticErr = nil

@@ -60,7 +60,7 @@ func (t *Tree) orderFiles() {
 	_ = t.Walk(func(n *Node) error {
 		n.seq = -1
 		if n.Kind == Decoded && n.staticErr == nil {
-			n.seq = len(t.ahead.order)
+			n.seq = int32(len(t.ahead.order))
 			t.ahead.order = append(t.ahead.order, n)
 		}
 		return nil
@@ -71,7 +71,7 @@ func (t *Tree) orderFiles() {
 // tree reads ahead (a mount) and n is one of its decoded files.
 func (dr *decodedReader) readAheadFiles() {
 	n, t := dr.n, dr.n.tree
-	if !dr.readsAhead() || !t.ready.Load() || n.seq < 0 || n.seq+1 >= len(t.ahead.order) {
+	if !dr.readsAhead() || !t.ready.Load() || n.seq < 0 || int(n.seq)+1 >= len(t.ahead.order) {
 		return
 	}
 	if t.Cache.MaxBytes()/8 < 1<<20 {
@@ -80,7 +80,7 @@ func (dr *decodedReader) readAheadFiles() {
 	a := &t.ahead
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.from = n.seq + 1
+	a.from = int(n.seq) + 1
 	a.gen.Add(1)
 	select {
 	case a.wake <- struct{}{}:

@@ -70,7 +70,7 @@ func TestFileAhead(t *testing.T) {
 	var prev *Node
 	_ = tree.Walk(func(n *Node) error {
 		if n.Kind == Decoded && n.staticErr == nil {
-			if n.seq < 0 || n.seq >= len(order) || order[n.seq] != n {
+			if n.seq < 0 || int(n.seq) >= len(order) || order[n.seq] != n {
 				t.Fatalf("%s: not in the order (seq %d)", n.Path(), n.seq)
 			}
 			if prev != nil && n.seq != prev.seq+1 {
@@ -129,7 +129,7 @@ func TestFileAheadBounds(t *testing.T) {
 	if n.Size() < 2*budget {
 		t.Fatalf("test setup: %s has %d bytes", n.Path(), n.Size())
 	}
-	tree.prepareFiles(n.seq, tree.ahead.gen.Load())
+	tree.prepareFiles(int(n.seq), tree.ahead.gen.Load())
 	got, _ := cachedBytes(t, tree, n)
 	if got < budget || got > budget+256<<10 {
 		t.Errorf("%d bytes decoded ahead, bound %d", got, budget)

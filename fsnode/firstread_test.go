@@ -2,10 +2,12 @@ package fsnode
 
 import (
 	"bytes"
+	"io"
 	"sync"
 	"testing"
 
 	"gcfs/cache"
+	"gcfs/codec"
 	"gcfs/fsnode/testdisc"
 )
 
@@ -56,7 +58,7 @@ func TestFirstReadWhole(t *testing.T) {
 		t.Fatalf("%d whole decodes, want 1", got)
 	}
 	for j := range nb {
-		if _, ok := tree.Cache.Peek(cache.Key{File: n.Ino, Block: j}); !ok {
+		if _, ok := tree.Cache.Peek(cache.Key{File: dr.key, Block: j}); !ok {
 			t.Fatalf("block %d of %d not cached after the first read", j, nb)
 		}
 	}
@@ -146,4 +148,55 @@ func TestWholeDecodeBounds(t *testing.T) {
 	if tree2.wholeDecodes.Load() != 0 || tree2.parallelScans.Load() != 0 {
 		t.Errorf("with no slot free: %d whole decodes, %d parallel scans", tree2.wholeDecodes.Load(), tree2.parallelScans.Load())
 	}
+}
+
+// TestIndexRebuiltOtherLayout: an index the LRU dropped may be rebuilt
+// another way (a sequential scan where a parallel one ran, or the reverse),
+// cutting the output into other blocks; the blocks cached through the first
+// are never served as blocks of the second (they were: extract of the
+// retail layout failed on hundreds of level core blocks with "decoded block
+// N has X bytes ..., index says Y").
+func TestIndexRebuiltOtherLayout(t *testing.T) {
+	const size = 3 << 20
+	d, tree, n := sampleDisc(t, size, Options{CacheSize: 64 << 20})
+	src, err := n.streamInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := make([]byte, src.Size())
+	if _, err := src.ReadAt(stream, 0); err != nil {
+		t.Fatal(err)
+	}
+	seq, err := codec.NewIndex(bytes.NewReader(stream), int64(len(stream)), n.codecOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	par, err := codec.NewIndexParallel(stream, 2, n.codecOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := seq.NumBlocks() == par.NumBlocks()
+	for j := 0; same && j < seq.NumBlocks(); j++ {
+		o1, n1 := seq.Block(j)
+		o2, n2 := par.Block(j)
+		same = o1 == o2 && n1 == n2
+	}
+	if same {
+		t.Fatal("test setup: the sequential and parallel indexes cut the stream alike")
+	}
+	readAll := func(ix *codec.Index) {
+		t.Helper()
+		tree.indexes.put(n, ix)
+		r, err := n.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, size)
+		if k, err := r.ReadAt(got, 0); k != size || (err != nil && err != io.EOF) || !bytes.Equal(got, d.Sample) {
+			t.Fatalf("read %d bytes through an index of %d blocks: %v (equal: %v)", k, ix.NumBlocks(), err, bytes.Equal(got, d.Sample))
+		}
+	}
+	readAll(seq)
+	readAll(par)
+	readAll(seq)
 }

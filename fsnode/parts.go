@@ -66,8 +66,7 @@ func (b *builder) detectNested(leaves []*Node) {
 			continue
 		}
 		raw := &Node{Name: l.Name + ".wad", Kind: Nested, Parent: l.Parent, tree: b.t, within: l.within, woff: l.woff, size: l.size, wadOf: l}
-		l.Kind = Decoded
-		l.hdr = h
+		l.becomeDecoded(h)
 		l.Parent.Children = append(l.Parent.Children, raw)
 	}
 }
@@ -79,18 +78,18 @@ func (b *builder) expand(l *Node, depth int) {
 	switch l.Kind {
 	case Raw:
 		if l.staticErr != nil {
-			l.partsErr = l.staticErr
+			l.rareOf().partsErr = l.staticErr
 			return
 		}
 		r, size = b.rawReader(l), l.size
 	case Decoded, Nested:
 		if err := l.Err(); err != nil {
-			l.partsErr = err
+			l.rareOf().partsErr = err
 			return
 		}
 		rd, err := l.Open()
 		if err != nil {
-			l.partsErr = err
+			l.rareOf().partsErr = err
 			return
 		}
 		r, size = rd, l.Size()
@@ -104,7 +103,7 @@ func (b *builder) expand(l *Node, depth int) {
 		err = fmt.Errorf("no part of the %s table lies inside its %d bytes (%d slots left out)", l.layout, size, len(parts.Skipped))
 	}
 	if err != nil {
-		l.partsErr = err
+		l.rareOf().partsErr = err
 		b.t.logf("%s: no %s.d/: %v", l.logPath(), l.Name, err)
 		return
 	}
@@ -155,7 +154,12 @@ func (n *Node) logPath() string {
 func (n *Node) Parts() (*discimg.Parts, *Node) { return n.parts, n.partsOf }
 
 // PartsError says why a file whose content should hold parts has no NAME.d/.
-func (n *Node) PartsError() error { return n.partsErr }
+func (n *Node) PartsError() error {
+	if n.rare == nil {
+		return nil
+	}
+	return n.rare.partsErr
+}
 
 // Within is the decoded file whose content holds a nested node's bytes, and
 // their offset in it (nil for nodes the image holds).
@@ -176,7 +180,12 @@ func (t *Tree) TOC() (*discimg.TOC, *Node) { return t.toc, t.tocNode }
 
 // TOCStatus is what RC2.HDR says of a container directory: "matches" or
 // where it differs ("" for other nodes).
-func (n *Node) TOCStatus() string { return n.toc }
+func (n *Node) TOCStatus() string {
+	if n.rare == nil {
+		return ""
+	}
+	return n.rare.toc
+}
 
 func expectedErr(got, want int64) error {
 	return fmt.Errorf("decodes to %d bytes, core_index+0x8c records %d", got, want)

@@ -76,8 +76,8 @@ func TestBadBlockChangesNoNeighbour(t *testing.T) {
 	var tables [][2]int64
 	_ = ref.Walk(func(n *Node) error {
 		switch {
-		case n.cont != nil:
-			tables = append(tables, [2]int64{n.off, n.off + int64(len(n.cont.Header))})
+		case n.Container() != nil:
+			tables = append(tables, [2]int64{n.off, n.off + int64(len(n.Container().Header))})
 		case n.partsOf != nil && n.partsOf.hasRange:
 			tables = append(tables, [2]int64{n.partsOf.off, n.partsOf.off + n.partsOf.size})
 		case n.hasRange && n.Kind != Dir && n.wadOf == nil && (n.extent != nil || n.Parent.partsOf != nil):

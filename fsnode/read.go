@@ -244,7 +244,7 @@ func (n *Node) decodeIndex(src Reader, budget int64) *codec.Index {
 		off, bn := ix.Block(j)
 		// A copy each (the output is the next file's buffer): what the
 		// cache holds is exactly the blocks' bytes.
-		c.Put(cache.Key{File: n.Ino, Block: j}, bytes.Clone(out[off:off+int64(bn)]))
+		c.Put(cache.Key{File: n.cacheKey(n.Ino, ix), Block: j}, bytes.Clone(out[off:off+int64(bn)]))
 	}
 	return ix
 }
@@ -334,7 +334,7 @@ func (n *Node) openDecoded() (Reader, error) {
 		// do not each decode its blocks again.
 		c, key = n.tree.buildCache, n.buildKey()
 	}
-	return &decodedReader{n: n, ix: ix, src: src, cache: c, key: n.blockKey(key)}, nil
+	return &decodedReader{n: n, ix: ix, src: src, cache: c, key: n.cacheKey(key, ix)}, nil
 }
 
 // index returns the stream's random-access index: the one the size step

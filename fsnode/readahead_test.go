@@ -51,11 +51,11 @@ func TestReadAhead(t *testing.T) {
 	}
 	waitReadAhead(n)
 	for j := 0; j <= 2; j++ {
-		if _, ok := tree.Cache.Peek(cache.Key{File: n.Ino, Block: j}); !ok {
+		if _, ok := tree.Cache.Peek(cache.Key{File: dr.key, Block: j}); !ok {
 			t.Errorf("block %d not cached after a read of block 0", j)
 		}
 	}
-	if _, ok := tree.Cache.Peek(cache.Key{File: n.Ino, Block: 3}); ok {
+	if _, ok := tree.Cache.Peek(cache.Key{File: dr.key, Block: 3}); ok {
 		t.Error("block 3 cached: read-ahead went past its depth")
 	}
 

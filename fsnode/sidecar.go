@@ -191,8 +191,8 @@ func (b *builder) sidecarKey(fi os.FileInfo) [32]byte {
 	// Every container's header, in directory order.
 	for _, pc := range b.pending {
 		io.WriteString(h, pc.n.Name)
-		if pc.n.cont != nil {
-			putBytes(pc.n.cont.Header)
+		if c := pc.n.Container(); c != nil {
+			putBytes(c.Header)
 		} else {
 			put(-1)
 		}
@@ -823,6 +823,16 @@ func (n *Node) blockKey(base uint64) uint64 {
 		return base ^ freshKeyMask
 	}
 	return base
+}
+
+// cacheKey is the cache key of node n's blocks as cut by index ix: indexes
+// of one stream built different ways (a scan, a parallel scan, a whole
+// decode; a rebuild after the index LRU dropped one) may cut it into other
+// blocks, and a block of one layout served for a block number of another is
+// the wrong bytes (extract of the retail layout failed on hundreds of level
+// core blocks so).
+func (n *Node) cacheKey(base uint64, ix *codec.Index) uint64 {
+	return n.blockKey(base) ^ ix.Layout()
 }
 
 // changed counts a change and, when the tree saves lazily, (re)arms the

@@ -77,8 +77,8 @@ func (b *builder) views() {
 // family is the family of the container a node lies in ("" outside one).
 func (n *Node) family() string {
 	for m := n.Parent; m != nil; m = m.Parent {
-		if m.cont != nil {
-			return m.cont.Family
+		if c := m.Container(); c != nil {
+			return c.Family
 		}
 	}
 	return ""

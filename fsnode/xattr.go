@@ -55,7 +55,7 @@ func (n *Node) Xattrs() []Attr {
 			add("table", string(p.Layout))
 			num("skipped", int64(len(p.Skipped)))
 		}
-		if c := n.cont; c != nil {
+		if c := n.Container(); c != nil {
 			if c.Level != nil {
 				num("level_id", int64(c.Level.ID))
 				name := c.Level.Name
@@ -73,8 +73,8 @@ func (n *Node) Xattrs() []Attr {
 				add("documented", string(c.Documented))
 			}
 			num("skipped", int64(c.Skipped))
-			if n.toc != "" {
-				add("toc", n.toc)
+			if s := n.TOCStatus(); s != "" {
+				add("toc", s)
 			}
 		}
 	}
@@ -117,11 +117,21 @@ func (n *Node) Xattr(name string) (string, bool) {
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 // Container is the table of a container directory, or nil.
-func (n *Node) Container() *discimg.Container { return n.cont }
+func (n *Node) Container() *discimg.Container {
+	if n.rare == nil {
+		return nil
+	}
+	return n.rare.cont
+}
 
 // TableError says why a G/*.WAD stayed a plain file (its table could not be
 // read), or nil.
-func (n *Node) TableError() error { return n.tableErr }
+func (n *Node) TableError() error {
+	if n.rare == nil {
+		return nil
+	}
+	return n.rare.tableErr
+}
 
 // Extent is the container table entry behind a file inside a container, or nil.
 func (n *Node) Extent() *discimg.Extent { return n.extent }
@@ -131,7 +141,12 @@ func (n *Node) Extent() *discimg.Extent { return n.extent }
 func (n *Node) WadOf() *Node { return n.wadOf }
 
 // StreamHeader is a decoded file's WAD header (zero for other nodes).
-func (n *Node) StreamHeader() codec.Header { return n.hdr }
+func (n *Node) StreamHeader() codec.Header {
+	if n.decodedState == nil {
+		return codec.Header{}
+	}
+	return n.hdr
+}
 
 // ImageRange returns the image byte offset and length of the node's bytes on
 // disc: a raw file's bytes, a decoded file's stream extent, an ISO directory's

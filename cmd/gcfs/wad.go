@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/dustin/go-humanize"
 	"github.com/urfave/cli/v2"
@@ -114,6 +115,32 @@ func wadWriteOutput(c *cli.Context, out string, data []byte) error {
 		}
 		return nil
 	}
+	return wadWriteFile(out, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// recordingWriter keeps the error of its writer, to tell it from a
+// decoder's.
+type recordingWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil {
+		r.err = err
+	}
+	return n, err
+}
+
+// wadWriteFile writes OUT with write through a temporary file beside OUT
+// renamed into place, so OUT is whole or untouched. An error write returns
+// that is a cli exit error is returned as it is (a stream's), others name
+// OUT.
+func wadWriteFile(out string, write func(f *os.File) error) error {
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
 		return wadFail("%s: is a directory", out)
 	}
@@ -121,7 +148,13 @@ func wadWriteOutput(c *cli.Context, out string, data []byte) error {
 	if err != nil {
 		return wadFail("%s: %v", out, err)
 	}
-	_, werr := tmp.Write(data)
+	werr := write(tmp)
+	var ec cli.ExitCoder
+	if errors.As(werr, &ec) {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return werr
+	}
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
@@ -162,6 +195,20 @@ func wadDecompress(c *cli.Context) error {
 		src = big
 	} else if src, name, err = wadReadInput(c, name); err != nil {
 		return err
+	}
+	if dst := c.Args().Get(1); dst != "-" && wadWorkers(c.Int("workers")) == 1 {
+		// Sequential into a file: written as it decodes (codec.DecodeTo),
+		// with no whole-output buffer to fault in page by page. The heap
+		// holds one 560 KiB buffer: nothing for a collection to do.
+		debug.SetGCPercent(-1)
+		return wadWriteFile(dst, func(f *os.File) error {
+			w := &recordingWriter{w: f}
+			clean, err := codec.DecodeTo(w, src, opt)
+			if err != nil && w.err == nil {
+				return wadStreamError(name, err, clean) // the stream's, not OUT's
+			}
+			return err
+		})
 	}
 	out, release, err := wadDecode(src, opt, c.Int("workers"))
 	defer release()

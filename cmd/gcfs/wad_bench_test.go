@@ -32,8 +32,13 @@ func goTool(b *testing.B) string {
 // (testdata/refwad, "ref") and against `cat` of the decoded bytes to a file
 // (the I/O floor). One iteration runs all three, interleaved; reported are
 // the medians (ms) of wall time, x-ref = ref/gcfs, x-cat = gcfs/cat, and of
-// CPU time (user + system): gcfs-cpu-ms and x-ref-cpu.
+// CPU time (user + system): gcfs-cpu-ms and x-ref-cpu. With
+// GCFS_WRENCH_DECOMPRESS naming a binary that decodes IN to OUT (Wrench's
+// compression.cpp behind a small main, built locally for the comparison of
+// issue 23, never part of the project), it is timed too: wrench-ms and
+// x-wrench = wrench/gcfs.
 func BenchmarkWadDecompressProcess(b *testing.B) {
+	wrench := os.Getenv("GCFS_WRENCH_DECOMPRESS")
 	dir := b.TempDir()
 	gcfs, ref := filepath.Join(dir, "gcfs"), filepath.Join(dir, "refwad")
 	for _, args := range [][]string{{"build", "-o", gcfs, "."}, {"build", "-o", ref, "./testdata/refwad"}} {
@@ -49,7 +54,7 @@ func BenchmarkWadDecompressProcess(b *testing.B) {
 	if err := os.WriteFile(plain, raw, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	outG, outR, outC := filepath.Join(dir, "g.out"), filepath.Join(dir, "r.out"), filepath.Join(dir, "c.out")
+	outG, outR, outC, outW := filepath.Join(dir, "g.out"), filepath.Join(dir, "r.out"), filepath.Join(dir, "c.out"), filepath.Join(dir, "w.out")
 	// run returns the wall time and the CPU time (user + system) of one
 	// command, its stdout to stdout if not "".
 	run := func(stdout string, name string, args ...string) (wall, cpu time.Duration) {
@@ -73,7 +78,12 @@ func BenchmarkWadDecompressProcess(b *testing.B) {
 	}
 	run("", gcfs, "wad", "decompress", in, outG)
 	run("", ref, in, outR)
-	for _, p := range []string{outG, outR} {
+	check := []string{outG, outR}
+	if wrench != "" {
+		run("", wrench, in, outW)
+		check = append(check, outW)
+	}
+	for _, p := range check {
 		if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, raw) {
 			b.Fatalf("%s: wrong output (%v)", p, err)
 		}
@@ -81,7 +91,7 @@ func BenchmarkWadDecompressProcess(b *testing.B) {
 	// Write back what earlier work left dirty (make bench has just written
 	// every test binary): writeback would throttle the output writes.
 	syscall.Sync()
-	var tg, tr, tc, cg, cr, cc []time.Duration
+	var tg, tr, tc, tw, cg, cr, cc, cw []time.Duration
 	b.SetBytes(5 * int64(len(raw)))
 	// Five interleaved rounds an iteration: at the default benchtime b.Loop
 	// runs once or twice, and the median of two is the slower.
@@ -93,6 +103,10 @@ func BenchmarkWadDecompressProcess(b *testing.B) {
 			tr, cr = append(tr, w), append(cr, c)
 			w, c = run(outC, "cat", plain)
 			tc, cc = append(tc, w), append(cc, c)
+			if wrench != "" {
+				w, c = run("", wrench, in, outW)
+				tw, cw = append(tw, w), append(cw, c)
+			}
 		}
 	}
 	b.StopTimer()
@@ -110,4 +124,9 @@ func BenchmarkWadDecompressProcess(b *testing.B) {
 	// is shared), for one core.
 	b.ReportMetric(med(cg), "gcfs-cpu-ms")
 	b.ReportMetric(med(cr)/med(cg), "x-ref-cpu")
+	if wrench != "" {
+		b.ReportMetric(med(tw), "wrench-ms")
+		b.ReportMetric(med(tw)/g, "x-wrench")
+		b.ReportMetric(med(cw)/med(cg), "x-wrench-cpu")
+	}
 }

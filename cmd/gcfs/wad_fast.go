@@ -93,15 +93,21 @@ func wadOutputBuffer(src []byte, limit int64) (buf []byte, release func()) {
 // markers, the stitching), so on 2 cores it gains nothing.
 const wadParallelMin = 4
 
-// wadDecode decodes src on up to workers cores (0 or less: every core the
-// process may use, from wadParallelMin of them; 1: the sequential decoder).
-func wadDecode(src []byte, opt codec.Options, workers int) (out []byte, release func(), err error) {
+// wadWorkers is the cores a decode of --workers N runs on.
+func wadWorkers(workers int) int {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 		if workers < wadParallelMin {
 			workers = 1
 		}
 	}
+	return workers
+}
+
+// wadDecode decodes src on up to workers cores (0 or less: every core the
+// process may use, from wadParallelMin of them; 1: the sequential decoder).
+func wadDecode(src []byte, opt codec.Options, workers int) (out []byte, release func(), err error) {
+	workers = wadWorkers(workers)
 	buf, release := wadOutputBuffer(src, opt.MaxOutput)
 	if workers == 1 {
 		out, err = codec.AppendDecode(buf, src, opt)

@@ -82,11 +82,15 @@ type fsys struct {
 	readErrors atomic.Int64
 	ov         *overlay.Overlay // nil: read-only
 	root       *dirNode
+	// byName: the children of a directory sorted by name, for the few
+	// directories whose own are not (only a test's fake trees)
+	byName map[*mnode][]*mnode
 }
 
 // NewRoot returns the root node of a tree, ready to hand to fs.Mount. The
-// whole tree of inodes is made in the root's OnAdd from the model (the model
-// is already complete, and persistent inodes keep the kernel's view stable).
+// root's OnAdd checks the model's names and inode numbers; each child's
+// inode is made when it is first looked up (persistent: the kernel's view
+// stays stable).
 func NewRoot(t *fsnode.Tree, opt Options) fs.InodeEmbedder {
 	img, size, blocks := treeImage(t, opt)
 	return newRoot(fromTree(t), opt, img, size, blocks)

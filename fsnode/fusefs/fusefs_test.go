@@ -135,6 +135,13 @@ func traceOnVerbose(t *testing.T) (bool, func(string, ...any)) {
 // mountFake mounts a fake model and unmounts it when the test ends.
 func mountFake(t *testing.T, root *mnode, opt Options, img *os.File, imgSize int64) (string, *testdisc.Log) {
 	t.Helper()
+	mnt, lr, _ := mountFakeRoot(t, root, opt, img, imgSize)
+	return mnt, lr
+}
+
+// mountFakeRoot is mountFake that also returns the root node.
+func mountFakeRoot(t *testing.T, root *mnode, opt Options, img *os.File, imgSize int64) (string, *testdisc.Log, *dirNode) {
+	t.Helper()
 	requireFUSE(t)
 	lr := &testdisc.Log{}
 	opt.Logf = lr.Logf
@@ -153,7 +160,7 @@ func mountFake(t *testing.T, root *mnode, opt Options, img *os.File, imgSize int
 			syscall.Unmount(mnt, syscall.MNT_DETACH)
 		}
 	})
-	return mnt, lr
+	return mnt, lr, r
 }
 
 var (
@@ -560,5 +567,39 @@ func TestCloseWithoutFlush(t *testing.T) {
 		if err := f.Close(); err != nil {
 			t.Fatalf("close %d: %v", i, err)
 		}
+	}
+}
+
+// TestInodesMadeOnLookup: a mount makes no inode for a child until the
+// kernel looks it up, so that the server's memory follows what was looked
+// at, not the tree's size (it made them all at mount before).
+func TestInodesMadeOnLookup(t *testing.T) {
+	img, data := imageFile(t)
+	tree := dir("", "", nil,
+		dir("d", "d", nil,
+			file("a", "d/a", fsnode.Raw, &fakeEntry{data: []byte("A")}),
+			file("b", "d/b", fsnode.Raw, &fakeEntry{data: []byte("B")}),
+			file("c", "d/c", fsnode.Raw, &fakeEntry{data: []byte("C")})),
+		file("x", "x", fsnode.Raw, &fakeEntry{data: []byte("X")}))
+	mnt, _, root := mountFakeRoot(t, tree, Options{}, img, int64(len(data)))
+	if n := len(root.Children()); n != 0 {
+		t.Fatalf("%d inodes below the root before any lookup", n)
+	}
+	st, err := os.Stat(filepath.Join(mnt, "d", "b"))
+	if err != nil || st.Size() != 1 {
+		t.Fatalf("stat d/b: %v %v", st, err)
+	}
+	d := root.GetChild("d")
+	if n := len(root.Children()); n != 1 || d == nil {
+		t.Fatalf("after stat d/b: %d inodes below the root (want d alone)", n)
+	}
+	if kids := d.Children(); len(kids) != 1 || kids["b"] == nil {
+		t.Fatalf("after stat d/b: d has %v", kids)
+	}
+	if got, err := os.ReadFile(filepath.Join(mnt, "d", "c")); err != nil || string(got) != "C" {
+		t.Fatalf("d/c: %q %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(mnt, "d", "nope")); !os.IsNotExist(err) {
+		t.Fatalf("d/nope: %v", err)
 	}
 }

@@ -26,7 +26,7 @@ type mnode struct {
 	ino      uint64
 	children []*mnode
 	e        entry
-	added    bool // made an inode at mount (false: its name was refused)
+	added    bool // shown: its name was not refused at mount
 }
 
 // fromTree mirrors the model's tree structure.

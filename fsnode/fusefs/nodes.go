@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -84,9 +85,11 @@ type fileNode struct {
 // own bound (its index LRU) rather than pinned for the mount's lifetime.
 type fileHandle struct{ r fsnode.Reader }
 
-// OnAdd builds the whole inode tree below the root from the model. go-fuse
-// calls it for every directory node as it is added; only the root's call
-// does the work, the recursion adds the rest.
+// OnAdd checks the model below the root once, at mount: every name a file
+// name, one entry per name, one inode number per entry. It makes no inode:
+// a child's inode is made when the kernel first looks it up (Lookup), so
+// the server holds inodes for what was looked at, not for the whole tree
+// (an inode and its place in go-fuse's tables cost ~500 bytes a node).
 func (d *dirNode) OnAdd(ctx context.Context) {
 	if !d.root {
 		return
@@ -96,36 +99,69 @@ func (d *dirNode) OnAdd(ctx context.Context) {
 	}
 	seen := map[uint64]bool{d.m.ino: true}
 	d.sys.nodes = 1
-	d.populate(ctx, seen)
+	d.sys.prepare(d.m, seen)
 }
 
-func (d *dirNode) populate(ctx context.Context, seen map[uint64]bool) {
-	for _, c := range d.m.children {
+// prepare marks the children of m that are shown (added) and gives each a
+// unique inode number, recursively; the directory's children are then kept
+// sorted by name for Lookup (the model's are already).
+func (s *fsys) prepare(m *mnode, seen map[uint64]bool) {
+	names := make(map[string]bool, len(m.children))
+	for _, c := range m.children {
 		if !validName(c.name) {
-			d.sys.logf("gcfs: %s: entry %q cannot be a file name; left out", d.pathOr("/"), c.name)
+			s.logf("gcfs: %s: entry %q cannot be a file name; left out", pathOr(m, "/"), c.name)
 			continue
 		}
-		if d.GetChild(c.name) != nil {
-			d.sys.logf("gcfs: %s: duplicate entry %q left out", d.pathOr("/"), c.name)
+		if names[c.name] {
+			s.logf("gcfs: %s: duplicate entry %q left out", pathOr(m, "/"), c.name)
 			continue
 		}
+		names[c.name] = true
 		if c.ino == 0 || seen[c.ino] {
-			c.ino = d.sys.nextIno.Add(1)
+			c.ino = s.nextIno.Add(1)
 		}
 		seen[c.ino] = true
 		c.added = true
-		d.sys.nodes++
+		s.nodes++
 		if c.kind == fsnode.Dir {
-			cd := &dirNode{node: node{sys: d.sys, m: c}}
-			ch := d.NewPersistentInode(ctx, cd, fs.StableAttr{Mode: fuse.S_IFDIR, Ino: c.ino})
-			d.AddChild(c.name, ch, false)
-			cd.populate(ctx, seen)
-		} else {
-			cf := &fileNode{node: node{sys: d.sys, m: c}}
-			ch := d.NewPersistentInode(ctx, cf, fs.StableAttr{Mode: fuse.S_IFREG, Ino: c.ino})
-			d.AddChild(c.name, ch, false)
+			s.prepare(c, seen)
 		}
 	}
+	if !sort.SliceIsSorted(m.children, func(i, j int) bool { return m.children[i].name < m.children[j].name }) {
+		// A stable sort keeps the first of equal names first: the one shown.
+		// (The model's are sorted; a test's fake tree may not be.)
+		byName := append([]*mnode(nil), m.children...)
+		sort.SliceStable(byName, func(i, j int) bool { return byName[i].name < byName[j].name })
+		if s.byName == nil {
+			s.byName = map[*mnode][]*mnode{}
+		}
+		s.byName[m] = byName
+	}
+}
+
+// child is the shown child of m named name, or nil.
+func (s *fsys) child(m *mnode, name string) *mnode {
+	c, ok := s.byName[m] // (written only before the mount serves)
+	if !ok {
+		c = m.children
+	}
+	i := sort.Search(len(c), func(i int) bool { return c[i].name >= name })
+	for ; i < len(c) && c[i].name == name; i++ {
+		if c[i].added {
+			return c[i]
+		}
+	}
+	return nil
+}
+
+// newChild makes the inode of a shown child (on its first lookup). It is
+// persistent: the tree does not change while mounted, and go-fuse picks one
+// inode when two lookups of the same child race.
+func (d *dirNode) newChild(ctx context.Context, c *mnode) *fs.Inode {
+	if c.kind == fsnode.Dir {
+		return d.NewPersistentInode(ctx, &dirNode{node: node{sys: d.sys, m: c}}, fs.StableAttr{Mode: fuse.S_IFDIR, Ino: c.ino})
+	}
+	return d.NewPersistentInode(ctx, &fileNode{node: node{sys: d.sys, m: c}}, fs.StableAttr{Mode: fuse.S_IFREG, Ino: c.ino})
 }
 
 func validName(name string) bool {
@@ -133,8 +169,8 @@ func validName(name string) bool {
 		!strings.ContainsAny(name, "/\x00")
 }
 
-func (d *dirNode) pathOr(root string) string {
-	if p := d.m.e.Path(); p != "" {
+func pathOr(m *mnode, root string) string {
+	if p := m.e.Path(); p != "" {
 		return p
 	}
 	return root
@@ -186,13 +222,17 @@ func (d *dirNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOu
 	return 0
 }
 
-// Lookup finds a child made in OnAdd; unlike go-fuse's default it fails the
-// lookup when the child's attributes cannot be had (a model error), rather
-// than handing the kernel an entry of zeros.
+// Lookup finds a child, making its inode on the first lookup; unlike
+// go-fuse's default it fails the lookup when the child's attributes cannot
+// be had (a model error), rather than handing the kernel an entry of zeros.
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	ch := d.GetChild(name)
+	ch := d.GetChild(name) // made already, or a file created in the overlay
 	if ch == nil {
-		return nil, syscall.ENOENT
+		c := d.sys.child(d.m, name)
+		if c == nil {
+			return nil, syscall.ENOENT
+		}
+		ch = d.newChild(ctx, c)
 	}
 	ga, ok := ch.Operations().(fs.NodeGetattrer)
 	if !ok {
@@ -255,16 +295,19 @@ func (d *dirNode) entries() []fuse.DirEntry {
 	ents = append(ents,
 		fuse.DirEntry{Name: ".", Mode: fuse.S_IFDIR, Ino: d.m.ino},
 		fuse.DirEntry{Name: "..", Mode: fuse.S_IFDIR, Ino: parentIno})
-	// List what was added to the inode tree, in the model's (name) order.
+	// List what is shown, in the model's (name) order.
 	for _, c := range d.m.children {
 		if !c.added {
 			continue // left out at mount (a bad or duplicate name)
 		}
-		ch := d.GetChild(c.name)
-		if ch == nil || viewFailed(c.e) {
-			continue
+		if viewFailed(c.e) {
+			continue // a lazily sized view that did not encode: no file
 		}
-		ents = append(ents, fuse.DirEntry{Name: c.name, Mode: ch.StableAttr().Mode, Ino: ch.StableAttr().Ino})
+		mode := uint32(fuse.S_IFREG)
+		if c.kind == fsnode.Dir {
+			mode = fuse.S_IFDIR
+		}
+		ents = append(ents, fuse.DirEntry{Name: c.name, Mode: mode, Ino: c.ino})
 	}
 	return ents
 }
