@@ -146,7 +146,7 @@ func (n *Node) Path() string { return n.path }
 
 // Child finds a direct child by name.
 func (n *Node) Child(name string) *Node {
-	c := n.Children
+	c := n.List()
 	lo, hi := 0, len(c)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)

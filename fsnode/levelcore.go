@@ -30,6 +30,10 @@ type coreMeta struct {
 	tex   *levelcore.Texture
 	// texture views: the parts its pixels and palette are in
 	pixels, palette *Node
+	// lazy: a directory listed on first look (sky.d/textures/, lazydir.go);
+	// sky: what listing it found (levelcore_sky.go)
+	lazy *lazyDir
+	sky  *skyListing
 }
 
 // LevelCore is the reading of a level core directory (data.d/core/), nil
@@ -133,6 +137,7 @@ func (b *builder) levelCore(d *Node) {
 	for _, bl := range c.Blocks {
 		block(core, bl.Name, bl)
 	}
+	b.skyDir(core, c, cd)
 	classes := []struct {
 		dir string
 		cs  []levelcore.Class
@@ -241,6 +246,7 @@ func (n *Node) coreXattrs(add func(name, value string)) {
 	if m.core != nil {
 		add("skipped", strconv.Itoa(len(m.core.Skipped)))
 	}
+	m.skyXattrs(add)
 	if m.class != nil {
 		add("o_class", strconv.Itoa(int(m.class.OClass)))
 		add("class_index", strconv.Itoa(m.class.Index))

@@ -196,7 +196,12 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 	}
 	d.SoundRemap = levelcore.SoundRemapBlob(4+rng.IntN(12), func(i int) byte { return byte(i*3 + 1) })
 	d.Occlusion = coreBlock(rng, blockSize(map[bool]int{true: 0x400, false: 24 << 10}[small]))
-	d.Sky = coreBlock(rng, blockSize(map[bool]int{true: 0x800, false: 48 << 10}[small]))
+	d.Sky = coreBlock(rng, blockSize(map[bool]int{true: 0x800, false: 48 << 10}[small])) // (draws kept: the rest of the core stays as it was)
+	sky, skyDesc, err := g.coreSky(row, small)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s sky: %w", row.File, err)
+	}
+	d.Sky = sky
 	d.Collision = coreBlock(rng, blockSize(map[bool]int{true: 0x1000, false: 200 << 10}[small]))
 	d.Tfrags = coreBlock(rng, 0x1000)
 	b, err := levelcore.Build(d)
@@ -218,6 +223,11 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
 	}
+	sf, err := skyFiles(skyDesc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
+	}
+	files = append(files, sf...)
 	return b, files, nil
 }
 
