@@ -106,6 +106,7 @@ func (b *builder) levelCore(d *Node) {
 	for _, s := range c.Skipped {
 		b.t.logf("%s: left out: %s", where, s)
 	}
+	b.clipShortCore(c, cd, where) // after: one line for all it leaves out
 	dir := func(parent *Node, name string) *Node {
 		if n := childNamed(parent, name); n != nil {
 			return n
