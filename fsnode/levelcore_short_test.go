@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,4 +73,90 @@ func TestLevelCoreShortKnownAtBuild(t *testing.T) {
 	patchImage(t, path, off+0x8c, le32(0x7fff0000))
 	tree, logs2 := openDisc(t, path, -1, Options{})
 	check(tree, logs2, "bound")
+}
+
+// TestLevelCoreBadInputMore: the other bad inputs, in one level of
+// the mounted model: a class's texture list with no 0xff terminator, two
+// class blocks at one offset, a stash count with no stash entry (the
+// gs_ram count past its table), the ratchet_seqs table outside core_index.
+// Each is left out, counted in user.gcfs.skipped (as levelcore reads the
+// patched index), logged once a skip with its reason, and every other
+// file of the level reads as mkdisc wrote it.
+func TestLevelCoreBadInputMore(t *testing.T) {
+	path := copyOf(t)
+	_, res := small(t)
+	tree, _ := openDisc(t, path, -1, Options{})
+	const lvl = "G/LEVEL3.WAD/data.d/"
+	ci := mustLookup(t, tree, lvl+"core_index")
+	index := readAll(t, ci)
+	before, _ := levelcore.Read(index, 1<<30)
+	h := before.Header
+	off, _, _ := ci.ImageRange()
+	patch := func(at int64, b []byte) {
+		patchImage(t, path, off+at, b)
+		copy(index[at:], b)
+	}
+	tie0 := int64(h.TieClasses.Offset)
+	patch(tie0+0x10, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})         // tie 0: no terminator
+	patch(int64(h.MobyClasses.Offset)+0x20*int64(len(before.Mobies)-1), le32(h.Sky)) // last moby block on the sky's offset
+	patch(0x00, le32(int32((int64(len(index))-int64(h.GsRAM.Offset))/0x10)))         // gs_ram count past the table
+	patch(0x78, le32(int32(len(index)-0x10)))                                        // ratchet_seqs past core_index
+	want, _ := levelcore.Read(index, 1<<30)
+	tree, logs := openDisc(t, path, -1, Options{LogBurst: 1000})
+	core := mustLookup(t, tree, lvl+"core")
+	got := core.LevelCore().Skipped
+	if v, _ := core.Xattr(XattrPrefix + "skipped"); v != strconv.Itoa(len(want.Skipped)) || len(got) != len(want.Skipped) {
+		t.Fatalf("skipped %q, levelcore %d: %v", v, len(want.Skipped), got)
+	}
+	for _, w := range []string{"tie class 0 (o_class", "moby class " + strconv.Itoa(len(before.Mobies)-1), "moby stash", "ratchet_seqs"} {
+		found := false
+		for _, s := range got {
+			if strings.HasPrefix(s.What, w) && s.Reason != "" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no skip of %q in %v", w, got)
+		}
+	}
+	if n := logs.Count("data.d/core: left out"); n != len(got) {
+		t.Errorf("%d log lines for %d skips: %q", n, len(got), logs.Lines())
+	}
+	if core.Child("ratchet_seqs") != nil {
+		t.Error("ratchet_seqs/ still listed")
+	}
+	// everything mkdisc wrote that none of these touch still reads
+	stashed := map[string]bool{}
+	for _, cl := range before.Mobies {
+		if cl.Stashed {
+			stashed[leftPad(cl.OClass)] = true
+		}
+	}
+	lastMoby := leftPad(before.Mobies[len(before.Mobies)-1].OClass)
+	checked := 0
+	for _, m := range res.Manifest {
+		p := m.Path
+		if !strings.HasPrefix(p, lvl+"core/") {
+			continue
+		}
+		r := strings.TrimPrefix(p, lvl+"core/")
+		switch {
+		case strings.HasPrefix(r, "ratchet_seqs/"), strings.HasPrefix(r, "ties/"+leftPad(before.Ties[0].OClass)+"/"),
+			r == "mobies/"+lastMoby+"/class", r == "sky", strings.HasPrefix(r, "mobies/") && stashed[strings.Split(r, "/")[1]],
+			strings.HasSuffix(r, "/class"):
+			continue // left out, or a class block whose end moved (the ratchet sequences were boundaries)
+		}
+		n, err := tree.Lookup(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if b := readAll(t, n); sha(b) != m.SHA1 {
+			t.Errorf("%s changed", p)
+		}
+		checked++
+	}
+	if checked < 20 {
+		t.Fatalf("only %d files checked", checked)
+	}
 }
