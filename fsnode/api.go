@@ -213,6 +213,9 @@ type Options struct {
 	CacheSize  int64 // decoded-block budget in bytes (default 256 MiB)
 	MaxDecoded int64 // largest decoded stream (default 256 MiB)
 	NoViews    bool  // hide the views (PNG, WAV, SRT): only disc bytes
+	// NoLevelCore: no data.d/core/ (the tree's second edition, for
+	// comparing against it)
+	NoLevelCore bool
 	// Logf, when set, receives one line per problem found (bad table, corrupt
 	// stream on open, read past the image's end).
 	Logf func(format string, args ...any)

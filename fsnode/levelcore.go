@@ -47,6 +47,9 @@ func (n *Node) LevelCore() *levelcore.Core {
 
 // levelCores adds core/ to every data lump's data.d/.
 func (b *builder) levelCores() {
+	if b.t.opt.NoLevelCore {
+		return
+	}
 	var dirs []*Node
 	var walk func(d *Node)
 	walk = func(d *Node) {
