@@ -59,7 +59,8 @@ func (ls *skyListing) fill(dir *Node, cd *Node, bl levelcore.Block) []*Node {
 	}
 	r, err := cd.Open()
 	if err != nil {
-		skip(fmt.Sprintf("sky texture table: core_data: %v", err))
+		// counted, not logged: core_data's own error is reported with it
+		ls.skipped = append(ls.skipped, fmt.Sprintf("sky texture table: core_data: %v", err))
 		return nil
 	}
 	read := func(off, n int64) ([]byte, error) {

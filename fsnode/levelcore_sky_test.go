@@ -3,6 +3,7 @@ package fsnode
 import (
 	"bytes"
 	"image/png"
+	"strings"
 	"testing"
 )
 
@@ -69,6 +70,26 @@ func TestSkyTexturesLazy(t *testing.T) {
 		t.Errorf("skipped %q", v)
 	}
 	if len(logs.Lines()) != 0 {
+		t.Errorf("logged %q", logs.Lines())
+	}
+}
+
+// TestSkyTexturesUnreadable: a core_data that cannot be decoded (here past
+// --max-decoded): sky.d/textures/ lists nothing, counts the table left out
+// in user.gcfs.skipped with core_data's error as the reason, and logs
+// nothing of its own (core_data's error is reported with core_data).
+func TestSkyTexturesUnreadable(t *testing.T) {
+	path, _ := small(t)
+	tree, logs := openDisc(t, path, -1, Options{MaxDecoded: 4 << 10})
+	tex := mustLookup(t, tree, "G/LEVEL1.WAD/data.d/core/sky.d/textures")
+	if kids := tex.List(); len(kids) != 0 {
+		t.Fatalf("%d textures listed", len(kids))
+	}
+	_, _, skipped := tex.SkyTextures()
+	if v, _ := tex.Xattr(XattrPrefix + "skipped"); v != "1" || len(skipped) != 1 || !strings.Contains(skipped[0], "core_data") {
+		t.Errorf("skipped %q: %v", v, skipped)
+	}
+	if n := logs.Count("sky.d"); n != 0 {
 		t.Errorf("logged %q", logs.Lines())
 	}
 }
