@@ -46,7 +46,7 @@ func (g *gen) coreSky(row levelRow, small bool) ([]byte, *levelcore.SkyDesc, err
 func skyCluster(rng *rand.Rand, shell, k int, untextured bool, fx, n int) levelcore.SkyClusterDesc {
 	var c levelcore.SkyClusterDesc
 	const seg = 6
-	radius := float64(200 + 100*shell)
+	radius := float64(8 + 4*shell) // game units: × 1024 must fit an s16
 	el0, el1 := float64(k)*0.3, float64(k+1)*0.3
 	tex := uint8(fx + rng.IntN(n-fx))
 	if untextured {
@@ -56,7 +56,7 @@ func skyCluster(rng *rand.Rand, shell, k int, untextured bool, fx, n int) levelc
 		for i := 0; i <= seg; i++ {
 			az := float64(i) / seg * math.Pi / 2 * float64(1+k%4)
 			x, y, z := radius*math.Cos(el)*math.Cos(az), radius*math.Cos(el)*math.Sin(az), radius*math.Sin(el)
-			c.Vertices = append(c.Vertices, [4]int16{int16(x * 1024 / 8), int16(y * 1024 / 8), int16(z * 1024 / 8), 0x80})
+			c.Vertices = append(c.Vertices, [4]int16{int16(x * 1024), int16(y * 1024), int16(z * 1024), 0x80})
 			c.STs = append(c.STs, [2]int16{int16(i * 4096 / seg), int16(ring * 4096)})
 		}
 	}
