@@ -67,6 +67,7 @@ func (b *builder) levelCores() {
 	for _, d := range dirs {
 		b.levelCore(d)
 	}
+	b.chunkMeshViews() // meshviews.go
 }
 
 func childNamed(d *Node, name string) *Node {
@@ -142,6 +143,7 @@ func (b *builder) levelCore(d *Node) {
 		block(core, bl.Name, bl)
 	}
 	b.skyDir(core, c, cd)
+	b.coreMeshViews(core) // tfrags.glb, collision.glb (meshviews.go)
 	classes := []struct {
 		dir string
 		cs  []levelcore.Class

@@ -23,7 +23,9 @@ func TestSkyTexturesLazy(t *testing.T) {
 		if n.Name == "sky.d" {
 			sawSky = true
 		}
-		_ = n.Size()
+		if !strings.HasSuffix(n.Name, ".glb") { // sized by encoding, by design
+			_ = n.Size()
+		}
 		return nil
 	})
 	tex := core.Child("sky.d").Children[0]
