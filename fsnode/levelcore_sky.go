@@ -8,6 +8,7 @@ import (
 
 	"gcfs/assets"
 	"gcfs/discimg/levelcore"
+	"gcfs/gltf"
 )
 
 // sky.d/ (SPEC "The tree, third edition"): beside a level core's sky block,
@@ -47,6 +48,40 @@ func (b *builder) skyDir(core *Node, c *levelcore.Core, cd *Node) {
 	tx := &Node{Name: "textures", Kind: Dir, Parent: d, tree: b.t, lc: &coreMeta{sky: ls}}
 	tx.lc.lazy = &lazyDir{fill: func(dir *Node) []*Node { return ls.fill(dir, cd, bl) }}
 	d.Children = append(d.Children, tx)
+	if src := childNamed(core, "sky"); src != nil {
+		b.skyMeshView(src, tx)
+	}
+}
+
+// skyMeshView adds sky.glb beside the sky block: its shells (mesh.ReadSky)
+// with the PNG views of sky.d/textures/ embedded, a lazily sized view
+// (lazyview.go) like tfrags.glb.
+func (b *builder) skyMeshView(src, textures *Node) {
+	b.addLazyView(src, "sky.glb", ViewGLB, func() (encodedView, error) {
+		block, err := readWhole(src)
+		if err != nil {
+			return encodedView{}, err
+		}
+		out, shells, err := gltf.EncodeSky(src.Name, block, func(tex int32) ([]byte, error) {
+			png := textures.Child(fmt.Sprintf("%02d.png", tex))
+			if png == nil {
+				return nil, fmt.Errorf("sky texture %d has no PNG in %s", tex, textures.path)
+			}
+			return readWhole(png)
+		})
+		if err != nil {
+			return encodedView{}, err
+		}
+		nv, nt := 0, 0
+		for _, m := range shells {
+			nv, nt = nv+len(m.Positions), nt+len(m.Triangles)
+		}
+		return encodedView{data: out, attrs: []Attr{
+			{"shells", strconv.Itoa(len(shells))},
+			{"vertices", strconv.Itoa(nv)},
+			{"triangles", strconv.Itoa(nt)},
+		}}, nil
+	})
 }
 
 // fill reads the sky header and texture defs and makes the textures' views.

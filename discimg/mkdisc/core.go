@@ -226,7 +226,7 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
 	}
-	sf, err := skyFiles(skyDesc)
+	sf, err := skyFiles(skyDesc, sky)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"gcfs/assets"
 	"gcfs/discimg/levelcore"
+	"gcfs/gltf"
 )
 
 // The sky block of a level's core (LEVEL-CORE §2.6), laid out by
@@ -67,10 +68,12 @@ func skyCluster(rng *rand.Rand, shell, k int, untextured bool, fx, n int) levelc
 	return c
 }
 
-// skyFiles are the files data.d/core/sky.d/ shows of d (paths relative to
-// data.d/): a PNG a texture def, named by its def index.
-func skyFiles(d *levelcore.SkyDesc) ([]ManifestEntry, error) {
+// skyFiles are the files data.d/core/ shows of the sky d, laid out as
+// block (paths relative to data.d/): sky.d/textures/NN.png, a PNG a texture
+// def named by its def index, and sky.glb beside the block.
+func skyFiles(d *levelcore.SkyDesc, block []byte) ([]ManifestEntry, error) {
 	var out []ManifestEntry
+	pngs := map[int32][]byte{}
 	for i, t := range d.Textures {
 		pal := t.Palette
 		if t.SharePalette >= 0 {
@@ -81,7 +84,18 @@ func skyFiles(d *levelcore.SkyDesc) ([]ManifestEntry, error) {
 			return nil, fmt.Errorf("sky texture %d: %w", i, err)
 		}
 		b := assets.EncodePNG(tex)
+		pngs[int32(i)] = b
 		out = append(out, ManifestEntry{Path: fmt.Sprintf("core/sky.d/textures/%02d.png", i), Size: int64(len(b)), SHA1: sha1Hex(b)})
 	}
+	glb, _, err := gltf.EncodeSky("sky", block, func(tex int32) ([]byte, error) {
+		if b, ok := pngs[tex]; ok {
+			return b, nil
+		}
+		return nil, fmt.Errorf("sky texture %d of %d", tex, len(pngs))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sky.glb: %w", err)
+	}
+	out = append(out, ManifestEntry{Path: "core/sky.glb", Size: int64(len(glb)), SHA1: sha1Hex(glb)})
 	return out, nil
 }
