@@ -162,7 +162,8 @@ func (n *Node) SkyTextures() (listed bool, declared int, skipped []string) {
 }
 
 // skyXattrs: sky.d/textures/ counts what its listing left out (0 before
-// it is listed: reading an attribute lists nothing).
+// it is listed: reading an attribute lists nothing) and says whether it
+// has been listed.
 func (m *coreMeta) skyXattrs(add func(name, value string)) {
 	ls := m.sky
 	if ls == nil {
@@ -172,4 +173,5 @@ func (m *coreMeta) skyXattrs(add func(name, value string)) {
 	defer ls.mu.Unlock()
 	add("skipped", strconv.Itoa(len(ls.skipped)))
 	add("lists_core_data", "true")
+	add("listed", strconv.FormatBool(m.lazy != nil && m.lazy.done.Load()))
 }

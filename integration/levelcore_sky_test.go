@@ -4,6 +4,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -27,6 +28,18 @@ func TestSkyTexturesMounted(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("the manifest has no sky texture of LEVEL1")
 	}
+	listed := func(d string) string {
+		buf := make([]byte, 16)
+		n, err := syscall.Getxattr(m.path(d), "user.gcfs.listed", buf)
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		return string(buf[:n])
+	}
+	// a stat of it (ls -l of sky.d/) does not list it
+	if st, err := os.Stat(m.path(dir)); err != nil || !st.IsDir() || listed(dir) != "false" {
+		t.Fatalf("stat %s: %v, listed %q", dir, err, listed(dir))
+	}
 	ents, err := os.ReadDir(m.path(dir))
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +47,9 @@ func TestSkyTexturesMounted(t *testing.T) {
 	var got []string
 	for _, e := range ents {
 		got = append(got, e.Name())
+	}
+	if listed(dir) != "true" {
+		t.Errorf("listed %q after a listing", listed(dir))
 	}
 	sort.Strings(want)
 	if strings.Join(got, " ") != strings.Join(want, " ") {

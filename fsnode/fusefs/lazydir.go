@@ -30,3 +30,12 @@ func (d *dirNode) listLazy(ctx context.Context) {
 		d.populate(ctx, map[uint64]bool{d.m.ino: true})
 	})
 }
+
+// lazyChildren is d's children for a stat: none for a lazy directory (not
+// read while another request may be making them), else all.
+func (d *dirNode) lazyChildren() []*mnode {
+	if d.m.lazy {
+		return nil
+	}
+	return d.m.children
+}

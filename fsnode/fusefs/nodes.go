@@ -176,9 +176,10 @@ func (s *fsys) fillAttr(out *fuse.Attr, mode uint32, size int64, nlink uint32) {
 }
 
 func (d *dirNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	d.listLazy(ctx)
 	nlink := uint32(2)
-	for _, c := range d.m.children {
+	// A lazy directory is not listed by a stat of it (ls -l of its
+	// parent): its children are files, so its nlink is 2 either way.
+	for _, c := range d.lazyChildren() {
 		if c.kind == fsnode.Dir && c.added {
 			nlink++
 		}
