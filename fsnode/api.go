@@ -178,7 +178,7 @@ func (n *Node) Path() string { return n.path }
 
 // Child finds a direct child by name.
 func (n *Node) Child(name string) *Node {
-	c := n.Children
+	c := n.List()
 	lo, hi := 0, len(c)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -252,6 +252,9 @@ type Options struct {
 	CacheSize  int64 // decoded-block budget in bytes (default 256 MiB)
 	MaxDecoded int64 // largest decoded stream (default 256 MiB)
 	NoViews    bool  // hide the views (PNG, WAV, SRT): only disc bytes
+	// NoLevelCore: no data.d/core/ (the tree's second edition, for
+	// comparing against it)
+	NoLevelCore bool
 	// Logf, when set, receives one line per problem found (bad table, corrupt
 	// stream on open, read past the image's end).
 	Logf func(format string, args ...any)

@@ -554,7 +554,8 @@ func (t *Tree) Lookup(path string) (*Node, error) {
 
 // Walk calls fn for every node in depth-first, name order (root first). When
 // fn returns fs.SkipDir for a directory its children are skipped; any other
-// error stops the walk and is returned.
+// error stops the walk and is returned. A lazy directory not yet listed is
+// visited without children (WalkListing lists it).
 func (t *Tree) Walk(fn func(n *Node) error) error {
 	return walk(t.Root, fn)
 }
@@ -569,7 +570,7 @@ func walk(n *Node, fn func(n *Node) error) error {
 		}
 		return err
 	}
-	for _, c := range n.Children {
+	for _, c := range n.listed() {
 		if err := walk(c, fn); err != nil {
 			return err
 		}

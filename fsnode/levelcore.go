@@ -30,6 +30,10 @@ type coreMeta struct {
 	tex   *levelcore.Texture
 	// texture views: the parts its pixels and palette are in
 	pixels, palette *Node
+	// lazy: a directory listed on first look (sky.d/textures/, lazydir.go);
+	// sky: what listing it found (levelcore_sky.go)
+	lazy *lazyDir
+	sky  *skyListing
 }
 
 // LevelCore is the reading of a level core directory (data.d/core/), nil
@@ -43,6 +47,9 @@ func (n *Node) LevelCore() *levelcore.Core {
 
 // levelCores adds core/ to every data lump's data.d/.
 func (b *builder) levelCores() {
+	if b.t.opt.NoLevelCore {
+		return
+	}
 	var dirs []*Node
 	var walk func(d *Node)
 	walk = func(d *Node) {
@@ -103,6 +110,7 @@ func (b *builder) levelCore(d *Node) {
 	for _, s := range c.Skipped {
 		b.t.logf("%s: left out: %s", where, s)
 	}
+	b.clipShortCore(c, cd, where) // after: one line for all it leaves out
 	dir := func(parent *Node, name string) *Node {
 		if n := childNamed(parent, name); n != nil {
 			return n
@@ -134,6 +142,7 @@ func (b *builder) levelCore(d *Node) {
 	for _, bl := range c.Blocks {
 		block(core, bl.Name, bl)
 	}
+	b.skyDir(core, c, cd)
 	b.coreMeshViews(core) // tfrags.glb, collision.glb (meshviews.go)
 	classes := []struct {
 		dir string
@@ -243,6 +252,7 @@ func (n *Node) coreXattrs(add func(name, value string)) {
 	if m.core != nil {
 		add("skipped", strconv.Itoa(len(m.core.Skipped)))
 	}
+	m.skyXattrs(add)
 	if m.class != nil {
 		add("o_class", strconv.Itoa(int(m.class.OClass)))
 		add("class_index", strconv.Itoa(m.class.Index))

@@ -161,6 +161,9 @@ func TestMeshViewsGeometry(t *testing.T) {
 	var files []string
 	for _, v := range views {
 		_, src := v.View()
+		if src.Name == "sky" {
+			continue // sky.glb: TestSkyGLB
+		}
 		block := readAll(t, src)
 		collision := src.Name == "collision"
 		var want *mesh.Mesh

@@ -102,7 +102,7 @@ func runExtract(c *cli.Context) error {
 		for i := len(anc) - 1; i >= 0; i-- {
 			x.mkdir(anc[i])
 		}
-		_ = fsnode.WalkFrom(r, func(n *fsnode.Node) error {
+		_ = fsnode.WalkListing(r, func(n *fsnode.Node) error {
 			if seen[n] {
 				return nil
 			}

@@ -192,6 +192,7 @@ func nodeInfo(n *fsnode.Node) *infoFields {
 		}
 	}
 	coreInfo(f, n)
+	coreMoreInfo(f, n)
 	if ps, of := n.Parts(); ps != nil {
 		f.set("parts_of", of.Path())
 		f.set("part_table_size", ps.HeaderSize)

@@ -54,14 +54,14 @@ func runLs(c *cli.Context) error {
 	case !n.IsDir():
 		list = []*fsnode.Node{n}
 	case c.Bool("recursive"):
-		_ = fsnode.WalkFrom(n, func(x *fsnode.Node) error {
+		_ = fsnode.WalkListing(n, func(x *fsnode.Node) error {
 			if x != n {
 				list = append(list, x)
 			}
 			return nil
 		})
 	default:
-		list = n.Children
+		list = n.List()
 	}
 	full := c.Bool("recursive") || !n.IsDir()
 	long, asJSON := c.Bool("long"), c.Bool("json")

@@ -277,7 +277,7 @@ func parallel(n, workers int, fn func(i int)) {
 // files lists the file nodes under n (n itself when it is a file), walk order.
 func files(n *fsnode.Node) []*fsnode.Node {
 	var out []*fsnode.Node
-	_ = fsnode.WalkFrom(n, func(x *fsnode.Node) error {
+	_ = fsnode.WalkListing(n, func(x *fsnode.Node) error {
 		if !x.IsDir() {
 			out = append(out, x)
 		}

@@ -312,6 +312,38 @@ func TestBadInput(t *testing.T) {
 			t.Fatal("served")
 		}
 	})
+	t.Run("ratchet_seqs outside index", func(t *testing.T) {
+		c, s := bad(t, "ratchet_seqs", func(b *Built, put func(int64, int32), _ func(int64, int16)) { put(0x78, int32(len(b.Index)-0x100)) })
+		if len(c.RatchetSeqs) != 0 || s.Offset != 0x78 || len(c.Mobies) != 3 {
+			t.Fatalf("%v %v", c.RatchetSeqs, s)
+		}
+	})
+	t.Run("part defs outside index", func(t *testing.T) {
+		c, s := bad(t, "particle definitions", func(b *Built, put func(int64, int32), _ func(int64, int16)) { put(0x6c, -0x10) })
+		if len(c.Particles) != 0 || s.Offset != 0x6c || len(c.Fx) != 2 {
+			t.Fatalf("%v %v", c.Particles, s)
+		}
+	})
+	t.Run("stashed pixels outside gs", func(t *testing.T) {
+		c, s := bad(t, "moby texture 2", func(b *Built, put func(int64, int32), _ func(int64, int16)) {
+			put(int64(b.Header.MobyTextures.Offset)+2*0x10, int32(len(b.GS)))
+		})
+		if len(c.Mobies[1].Slots) != 0 || !strings.Contains(s.Reason, "stashed pixels") || len(c.Mobies[0].Slots) != 2 {
+			t.Fatalf("%v %v", c.Mobies[1].Slots, s)
+		}
+	})
+	t.Run("class offset out of order", func(t *testing.T) {
+		// a class block at a boundary below another's: sized by the rule
+		// to the next boundary, never past core_data
+		c := func() *Core {
+			b, _ := Build(testDesc())
+			binary.LittleEndian.PutUint32(b.Index[b.Header.TieClasses.Offset:], uint32(b.Header.Occlusion+4))
+			return read(t, b)
+		}()
+		if bl := c.Ties[0].Block; bl == nil || bl.Offset != int64(c.Header.Occlusion)+4 || bl.Offset+bl.Size > int64(c.Header.Sky) {
+			t.Fatalf("tie block %+v (sky at %#x)", bl, c.Header.Sky)
+		}
+	})
 	t.Run("negative data size", func(t *testing.T) {
 		c, _ := bad(t, "core_data", func(b *Built, put func(int64, int32), _ func(int64, int16)) { put(0x8c, -5) })
 		if len(c.Blocks) != 0 || len(c.TfragTextures) != 0 {

@@ -196,7 +196,12 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 	}
 	d.SoundRemap = levelcore.SoundRemapBlob(4+rng.IntN(12), func(i int) byte { return byte(i*3 + 1) })
 	d.Occlusion = coreBlock(rng, blockSize(map[bool]int{true: 0x400, false: 24 << 10}[small]))
-	d.Sky = coreBlock(rng, blockSize(map[bool]int{true: 0x800, false: 48 << 10}[small]))
+	d.Sky = coreBlock(rng, blockSize(map[bool]int{true: 0x800, false: 48 << 10}[small])) // (draws kept: the rest of the core stays as it was)
+	sky, skyDesc, err := g.coreSky(row, small)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s sky: %w", row.File, err)
+	}
+	d.Sky = sky
 	// tfrags and collision of known geometry (meshes.go)
 	frags, cells := meshCounts(small)
 	tfragSeed := rng.Uint32()
@@ -221,6 +226,11 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
 	}
+	sf, err := skyFiles(skyDesc, sky)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
+	}
+	files = append(files, sf...)
 	g.levelDescs.Store(row.File, d) // the chunks' glbs embed its tfrag textures (meshes.go)
 	return b, files, nil
 }

@@ -27,6 +27,7 @@ type mnode struct {
 	children []*mnode
 	e        entry
 	added    bool // shown: its name was not refused at mount
+	lazy     bool // a lazy directory: children mirrored on first look (lazydir.go)
 }
 
 // fromTree mirrors the model's tree structure.
@@ -42,6 +43,10 @@ const maxDepth = 64
 
 func fromNode(n *fsnode.Node, depth int) *mnode {
 	m := &mnode{name: n.Name, kind: n.Kind, ino: n.Ino, e: n}
+	if n.Kind == fsnode.Dir && !n.Listed() {
+		m.lazy = true
+		return m
+	}
 	if n.Kind == fsnode.Dir && depth < maxDepth {
 		m.children = make([]*mnode, 0, len(n.Children))
 		for _, c := range n.Children {

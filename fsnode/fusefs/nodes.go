@@ -69,7 +69,8 @@ type node struct {
 
 type dirNode struct {
 	node
-	root bool
+	root     bool
+	lazyOnce sync.Once // a lazy directory's children made (lazydir.go)
 }
 
 // fileNode is a raw or decoded file of the model.
@@ -212,7 +213,9 @@ func (s *fsys) fillAttr(out *fuse.Attr, mode uint32, size int64, nlink uint32) {
 
 func (d *dirNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	nlink := uint32(2)
-	for _, c := range d.m.children {
+	// A lazy directory is not listed by a stat of it (ls -l of its
+	// parent): its children are files, so its nlink is 2 either way.
+	for _, c := range d.lazyChildren() {
 		if c.kind == fsnode.Dir && c.added {
 			nlink++
 		}
@@ -226,6 +229,7 @@ func (d *dirNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOu
 // go-fuse's default it fails the lookup when the child's attributes cannot
 // be had (a model error), rather than handing the kernel an entry of zeros.
 func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	d.listLazy(ctx)
 	ch := d.GetChild(name) // made already, or a file created in the overlay
 	if ch == nil {
 		c := d.sys.child(d.m, name)
@@ -247,12 +251,14 @@ func (d *dirNode) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (
 }
 
 func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	d.listLazy(ctx)
 	return fs.NewListDirStream(d.entries()), 0
 }
 
 // OpendirHandle serves a listing the kernel may keep (FOPEN_CACHE_DIR): the
 // tree never changes while mounted.
 func (d *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	d.listLazy(ctx)
 	return &dirHandle{ents: d.entries()}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
