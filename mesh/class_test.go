@@ -19,7 +19,13 @@ func testStrips(list bool, ribbons int) []Strip {
 }
 
 func testMoby() *MobyClass {
-	return &MobyClass{Scale: 0.25, High: testStrips(false, 4), Low: Box([3]int16{0, 0, 0}, 800, []int32{2, -1})}
+	high := testStrips(false, 4)
+	// the fan again, after the ribbons: its vertices are duplicates of the
+	// cache's, and one with other STs a duplicate within its packet
+	again := Fan([3]int16{-500, 50, 20}, 300, 7, 2, false)
+	again[0].Verts[1].ST[0] += 100
+	high = append(high, again...)
+	return &MobyClass{Scale: 0.25, High: high, Low: Box([3]int16{0, 0, 0}, 800, []int32{2, -1})}
 }
 
 // checkMesh compares m with the strips' triangles, corner by corner:
