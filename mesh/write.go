@@ -2,6 +2,7 @@ package mesh
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 )
 
@@ -83,4 +84,50 @@ func (w *wbuf) adData(lo int32, reg uint8) {
 	w.u32(0)
 	w.u8(reg)
 	w.zeros(7)
+}
+
+// MatchStrips reports the first difference between m and the triangles of
+// strips, corner by corner: position (the stored s16 × f), UV (ST / 4096)
+// and texture slot. With mobyParity a strip's triangles have the other
+// parity: moby strips, as Wrench's strip rule reads them, begin with a
+// repeated index. Tests of the writers' users compare decoded classes
+// with the geometry they wrote through it.
+func (m *Mesh) MatchStrips(strips []Strip, f float32, mobyParity bool) error {
+	if err := m.Check(); err != nil {
+		return err
+	}
+	i := 0
+	for si, s := range strips {
+		for _, tr := range s.Triangles() {
+			if mobyParity && !s.List {
+				tr[0], tr[1] = tr[1], tr[0]
+			}
+			if i >= len(m.Triangles) {
+				return fmt.Errorf("mesh: %d triangles, strip %d wants more", len(m.Triangles), si)
+			}
+			got := m.Triangles[i]
+			tex := s.Tex
+			if tex < 0 {
+				tex = NoTexture
+			}
+			if got.Tex != tex {
+				return fmt.Errorf("mesh: triangle %d: texture %d, want %d", i, got.Tex, tex)
+			}
+			for c := 0; c < 3; c++ {
+				v, w := got.V[c], tr[c]
+				p := [3]float32{float32(w.Pos[0]) * f, float32(w.Pos[1]) * f, float32(w.Pos[2]) * f}
+				if m.Positions[v] != p {
+					return fmt.Errorf("mesh: triangle %d corner %d: position %v, want %v", i, c, m.Positions[v], p)
+				}
+				if m.UVs != nil && m.UVs[v] != [2]float32{float32(w.ST[0]) / 4096, float32(w.ST[1]) / 4096} {
+					return fmt.Errorf("mesh: triangle %d corner %d: UV %v, want ST %v", i, c, m.UVs[v], w.ST)
+				}
+			}
+			i++
+		}
+	}
+	if i != len(m.Triangles) {
+		return fmt.Errorf("mesh: %d triangles, the strips make %d", len(m.Triangles), i)
+	}
+	return nil
 }
