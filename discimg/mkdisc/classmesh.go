@@ -1,8 +1,10 @@
 package mkdisc
 
 import (
+	"fmt"
 	"math/rand/v2"
 
+	"gcfs/gltf"
 	"gcfs/mesh"
 )
 
@@ -75,4 +77,32 @@ func classBlock(kind string, oclass int32, slots int, small bool) ([]byte, error
 		return mesh.WriteTie(TieGeometry(oclass, slots, small))
 	}
 	return mesh.WriteShrub(ShrubGeometry(oclass, slots, small))
+}
+
+// classGLBs are the mesh views of a class directory dir (SPEC "Meshes as
+// glTF"): mesh.glb, and for mobies mesh_low.glb, made as the tree makes
+// them (the block decoded by package mesh, the scene by gltf.ClassScene
+// with the slots' PNG bytes). The block is the generator's own; that it
+// decodes to the geometry written is TestClassMeshes's to check.
+func classGLBs(dir, kindDir string, oclass int32, block []byte, pngs [][]byte) ([]ManifestEntry, error) {
+	kind := map[string]string{"mobies": "moby", "ties": "tie", "shrubs": "shrub"}[kindDir]
+	views := []struct {
+		file string
+		lod  mesh.LOD
+	}{{"mesh.glb", mesh.High}}
+	if kind == "moby" {
+		views = append(views, struct {
+			file string
+			lod  mesh.LOD
+		}{"mesh_low.glb", mesh.Low})
+	}
+	var out []ManifestEntry
+	for _, v := range views {
+		b, _, err := gltf.ClassGLB(kind, v.lod, gltf.ClassMeshName(kind, oclass, v.lod), block, pngs)
+		if err != nil {
+			return nil, fmt.Errorf("%s%s: %w", dir, v.file, err)
+		}
+		out = append(out, ManifestEntry{Path: "core/" + dir + v.file, Size: int64(len(b)), SHA1: sha1Hex(b)})
+	}
+	return out, nil
 }

@@ -263,13 +263,15 @@ func coreFiles(d *levelcore.Desc, b *levelcore.Built) ([]ManifestEntry, error) {
 		out = append(out, ManifestEntry{Path: "core/" + path, Size: int64(len(data)), SHA1: sha1Hex(data)})
 	}
 	var err error
-	png := func(path string, w, hh int, pix, pal []byte) {
+	png := func(path string, w, hh int, pix, pal []byte) []byte {
 		t, e := assets.DecodeIndexed8(w, hh, pix, pal)
 		if e != nil {
 			err = fmt.Errorf("%s: %w", path, e)
-			return
+			return nil
 		}
-		file(path, assets.EncodePNG(t))
+		b := assets.EncodePNG(t)
+		file(path, b)
+		return b
 	}
 	// tfrags runs to the next non-zero of occlusion, sky, collision
 	tfragEnd := h.Collision
@@ -307,9 +309,17 @@ func coreFiles(d *levelcore.Desc, b *levelcore.Built) ([]ManifestEntry, error) {
 			if k.at[i] != 0 {
 				file(dir+"class", block(int64(k.at[i])))
 			}
+			pngs := make([][]byte, len(c.Slots))
 			for s, ti := range c.Slots {
 				w, hh, pix, pal := tex(k.tabs[ti])
-				png(fmt.Sprintf("%s%02d.png", dir, s), w, hh, pix, pal)
+				pngs[s] = png(fmt.Sprintf("%s%02d.png", dir, s), w, hh, pix, pal)
+			}
+			if k.at[i] != 0 {
+				glbs, e := classGLBs(dir, k.dir, c.OClass, block(int64(k.at[i])), pngs)
+				if e != nil {
+					return nil, e
+				}
+				out = append(out, glbs...)
 			}
 			if bb := c.Billboard; bb != nil {
 				png(dir+"billboard.png", bb.Width, bb.Height, bb.Pixels, bb.Palette)
