@@ -39,7 +39,7 @@ func TestMobyBadInput(t *testing.T) {
 			if binary.LittleEndian.Uint16(b[vo+8:]) == 0 {
 				t.Fatal("the last packet has no duplicates")
 			}
-			binary.LittleEndian.PutUint16(b[vo+0x10:], 300<<7)
+			binary.LittleEndian.PutUint16(b[vo+0x18:], 300<<7) // after the header and its one matrix transfer, aligned to 8
 		}, "before it is filled"},
 		{"texture slot past the class's slots", 2, func(b []byte) {}, "texture slot 2, the class has 2"},
 		{"vertex counts past the table's bytes", 3, func(b []byte) {

@@ -226,10 +226,10 @@ func (mw *mobyWriter) packet(entryAt int, strips []Strip) error {
 	}
 	w.pad(0x10)
 	vifSize := (w.at() - vif) / 0x10
-	// Vertex table: header, (no matrix transfers,) duplicates, vertices.
+	// Vertex table: header, one matrix transfer, duplicates, vertices.
 	vo := w.at()
 	n, d := len(array), len(dups)
-	w.u16(0)
+	w.u16(1) // one matrix transfer: joint 0 to VU0 address 0, what every vertex loads
 	w.u16(0)
 	w.u16(0)
 	w.u16(uint16(n))
@@ -237,6 +237,8 @@ func (mw *mobyWriter) packet(entryAt int, strips []Strip) error {
 	w.u16(uint16(n + d))
 	w.u16(0) // vertex_array_offset, below
 	w.u16(0)
+	w.u8(0) // the transfer {spr joint 0, VU0 address 0}
+	w.u8(0)
 	w.pad(8)
 	for _, v := range dups {
 		w.u16(uint16(mw.ids[mobyKey{v.Pos, v.Azimuth, v.Elevation}] << 7))
@@ -255,7 +257,9 @@ func (mw *mobyWriter) packet(entryAt int, strips []Strip) error {
 		if k < n {
 			v := array[k]
 			w.u16(slots[k])
-			w.zeros(6)
+			w.u8(0)    // regular vertex: load the matrix at VU0 address 0,
+			w.u8(0xf4) // store no transferred matrix (0xf4: none)
+			w.zeros(4)
 			w.u8(v.Azimuth)
 			w.u8(v.Elevation)
 			w.s16(v.Pos[0])
