@@ -44,6 +44,16 @@ type mobyVertex struct {
 	pos, normal [3]float32
 }
 
+// angles are the sine and cosine of k × π/128, the moby normal's angle
+// units (the game keeps such a table too).
+var angles = func() (t [256]struct{ sin, cos float64 }) {
+	for k := range t {
+		a := float64(k) * math.Pi / 128
+		t[k].sin, t[k].cos = math.Sin(a), math.Cos(a)
+	}
+	return t
+}()
+
 type entry struct {
 	v   int // packet vertex
 	tex int32
@@ -174,15 +184,15 @@ func (r *mobyReader) packet(e int64) error {
 		return [2]float32{float32(int16(binary.LittleEndian.Uint16(st.Data[4*j:]))) / 4096,
 			float32(int16(binary.LittleEndian.Uint16(st.Data[4*j+2:]))) / 4096}
 	}
+	verts := make([]mobyVertex, n) // n is bounded by the vertex table's bytes
 	for j := int64(0); j < n; j++ {
 		at := arr + j*mobyVertexSize
-		v := &mobyVertex{}
+		v := &verts[j]
 		for k := 0; k < 3; k++ {
 			v.pos[k] = float32(int16(binary.LittleEndian.Uint16(b[at+0xa+2*int64(k):]))) * r.scale
 		}
-		az := float64(b[at+8]) * math.Pi / 128
-		el := float64(b[at+9]) * math.Pi / 128
-		v.normal = [3]float32{float32(math.Sin(az) * math.Cos(el)), float32(math.Cos(az) * math.Cos(el)), float32(math.Sin(el))}
+		az, el := angles[b[at+8]], angles[b[at+9]]
+		v.normal = [3]float32{float32(az.sin * el.cos), float32(az.cos * el.cos), float32(el.sin)}
 		r.cache[slot(j+7)] = v
 		r.add(v, uv(j))
 	}
