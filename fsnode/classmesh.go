@@ -2,7 +2,6 @@ package fsnode
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 
 	"gcfs/discimg/levelcore"
@@ -35,7 +34,7 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 	kind := string(cl.Kind)
 	add := func(file string, lod mesh.LOD) {
 		name := gltf.ClassMeshName(kind, cl.OClass, lod)
-		b.addLazyView(src, file, "glb", func() (encodedView, error) {
+		b.addLazyView(src, file, ViewGLB, func() (encodedView, error) {
 			block, err := readWhole(src)
 			if err != nil {
 				return encodedView{}, err
@@ -60,23 +59,4 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 	if cl.Kind == levelcore.Moby {
 		add("mesh_low.glb", mesh.Low)
 	}
-}
-
-// readWhole reads a node's bytes: a class block (bounded by core_data's
-// decoded size, itself bounded by --max-decoded) or a PNG view (its
-// listed size).
-func readWhole(n *Node) ([]byte, error) {
-	r, err := n.Open()
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, r.Size())
-	got, err := r.ReadAt(buf, 0)
-	if int64(got) != r.Size() {
-		if err == nil || err == io.EOF {
-			err = fmt.Errorf("%s ends at %d of its %d bytes", n.Path(), got, r.Size())
-		}
-		return nil, err
-	}
-	return buf, nil
 }

@@ -30,7 +30,7 @@ func TestLevelCoreTree(t *testing.T) {
 					t.Errorf("%s: no width", n.Path())
 				}
 			}
-			if !strings.HasSuffix(n.Name, ".glb") { // sized at first lookup, by an encode (SPEC "Meshes as glTF")
+			if n.vm == nil || n.vm.lazy == nil { // a glb is sized by encoding it, at its first lookup
 				_ = n.Size()
 			}
 		}
@@ -142,11 +142,24 @@ func TestLevelCoreBadInput(t *testing.T) {
 		t.Errorf("%s: %d bytes, %d before", lastMoby, n.Size(), last.Block.Size)
 	}
 	gone := func(p string) bool {
-		return p == lastMoby || strings.HasPrefix(p, "G/LEVEL2.WAD/data.d/core/ties/") || p == "G/LEVEL2.WAD/data.d/core/textures/tfrag/000.png" ||
+		// tfrags.glb: its tfrag texture 000 is gone, so it has no glb
+		return p == lastMoby || strings.HasSuffix(p, "/tfrags.glb") || strings.HasPrefix(p, "G/LEVEL2.WAD/data.d/core/ties/") || p == "G/LEVEL2.WAD/data.d/core/textures/tfrag/000.png" ||
 			p == moby0+"00.png" || p == moby0+"mesh.glb" || p == moby0+"mesh_low.glb" || p == "G/LEVEL2.WAD/data.d/core_index" || p == "G/LEVEL2.WAD/data" || p == "G/LEVEL2.WAD"
 	}
 	if tree.Root.Child("G").Child("LEVEL2.WAD") == nil {
 		t.Fatal("LEVEL2.WAD lost")
+	}
+	// The tfrags name tfrag texture 000, now left out: no tfrags.glb, its
+	// source says why (collision.glb, which needs no texture, is served).
+	tg := mustLookup(t, tree, "G/LEVEL2.WAD/data.d/core/tfrags.glb")
+	if tg.Size() != 0 || !tg.ViewFailed() {
+		t.Errorf("tfrags.glb: size %d, failed %v", tg.Size(), tg.ViewFailed())
+	}
+	if err := mustLookup(t, tree, "G/LEVEL2.WAD/data.d/core/tfrags").ViewError(); err == nil || !strings.Contains(err.Error(), "tfrag texture 0 is past") {
+		t.Errorf("tfrags' view error: %v", err)
+	}
+	if cg := mustLookup(t, tree, "G/LEVEL2.WAD/data.d/core/collision.glb"); cg.Size() == 0 || cg.ViewFailed() {
+		t.Error("collision.glb not served")
 	}
 	checked := 0
 	for _, m := range res.Manifest {

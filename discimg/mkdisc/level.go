@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"gcfs/codec"
+	"gcfs/discimg/levelcore"
 )
 
 // Level lump slots, as in the levels table: the header field of slot s is at 0x10+8*s.
@@ -207,7 +208,7 @@ func (g *gen) chunkLump(row levelRow, k int, capacity int64) (*lumpContent, erro
 	if capacity > 0 {
 		tfragCap = capacity / 3
 	}
-	tfrag, err := makeStream(rng, "chnktfrag", g.plain(int(float64(capacity)*0.4), 10<<10+rng.IntN(8<<10)), tfragCap)
+	tfrag, err := makeStreamOf(rng, "chnktfrag", g.plain(int(float64(capacity)*0.4), 10<<10+rng.IntN(8<<10)), tfragCap, meshContent(true, g.small()))
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +216,7 @@ func (g *gen) chunkLump(row levelRow, k int, capacity int64) (*lumpContent, erro
 	if capacity > 0 {
 		collCap = capacity - collOff
 	}
-	cs, err := makeStream(rng, "chunkcoll", coll, collCap)
+	cs, err := makeStreamOf(rng, "chunkcoll", coll, collCap, meshContent(false, g.small()))
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +230,11 @@ func (g *gen) chunkLump(row levelRow, k int, capacity int64) (*lumpContent, erro
 	l.f.size = collOff + int64(len(cs.data))
 	l.chunk = [2]*stream{&tfrag, &cs}
 	l.chunkOffs = [2]int64{16, collOff}
+	if d, ok := g.levelDescs.Load(row.File); ok {
+		if l.extra, err = meshFiles("", d.(*levelcore.Desc), tfrag.plain, cs.plain); err != nil {
+			return nil, err
+		}
+	}
 	return l, nil
 }
 
