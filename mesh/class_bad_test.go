@@ -27,7 +27,7 @@ func TestMobyBadInput(t *testing.T) {
 	}{
 		{"packet table outside the block", 3, func(b []byte) { binary.LittleEndian.PutUint32(b, uint32(len(b)-0x10)) }, "packet table"},
 		{"VIF list outside the block", 3, func(b []byte) { binary.LittleEndian.PutUint16(b[mobyEntry(b, 0)+4:], 0xffff) }, "runs outside the block"},
-		{"UNPACK outside its list", 3, func(b []byte) { binary.LittleEndian.PutUint16(b[mobyEntry(b, 0)+4:], 1) }, "runs past its VIF list"},
+		{"UNPACK outside its list", 3, func(b []byte) { binary.LittleEndian.PutUint16(b[mobyEntry(b, 0)+4:], 1) }, "in its VIF list"},
 		{"index past the packet's vertices", 3, func(b []byte) {
 			e := mobyEntry(b, 0)
 			l, _ := ReadVIFList("", b, int64(le32(b, e)), int64(binary.LittleEndian.Uint16(b[e+4:]))*16)

@@ -2,19 +2,23 @@ package mesh
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+
+	"gcfs/mesh/vif"
 )
 
-// VIF command lists (LEVEL-CORE §2.0): the moby, shrub and tfrag packets
-// are lists of VIF1 commands whose UNPACK payloads carry the geometry.
+// VIF command lists (LEVEL-CORE §2.0) as the class readers take them: the
+// UNPACKs of a list inside a class block, read by package vif, with offsets
+// relative to the block.
 
-// UNPACK formats (vn/vl, bits 24–27 of the code) the mesh formats use.
+// UNPACK formats the class formats use (package vif's).
 const (
-	V2_16 = 0x5
-	V3_16 = 0x9
-	V4_32 = 0xc
-	V4_16 = 0xd
-	V4_8  = 0xe
+	V2_16 = vif.V2_16
+	V3_16 = vif.V3_16
+	V4_32 = vif.V4_32
+	V4_16 = vif.V4_16
+	V4_8  = vif.V4_8
 )
 
 // Unpack is one UNPACK command of a VIF list: its format, element count,
@@ -27,84 +31,29 @@ type Unpack struct {
 	Data   []byte
 }
 
-// STROW is a STROW command's four words and the code's offset.
-type STROW struct {
-	Offset int64
-	Row    [4]int32
-}
-
-// VIFList is what a reader takes from a VIF command list: its UNPACKs in
-// order, and its STROWs (tfrags read one).
+// VIFList is a list's UNPACKs in order.
 type VIFList struct {
 	Unpacks []Unpack
-	Rows    []STROW
 }
 
-// unpackElementSize is the bytes of one element of format f (vn/vl).
-func unpackElementSize(f int) int {
-	vl, vn := f&3, f>>2
-	return ((32 >> vl) * (vn + 1)) / 8
-}
-
-// ReadVIFList walks the VIF command list b[off:off+size] of block b. A list
+// ReadVIFList reads the VIF command list b[off:off+size] of block b. A list
 // that runs outside b, or a command whose length runs outside the list, is
-// an *Error naming what; a code of a kind Wrench does not know ends the
-// list (LEVEL-CORE §2.0), as does the list's end.
+// an *Error naming what and the block offset.
 func ReadVIFList(what string, b []byte, off, size int64) (*VIFList, error) {
 	if off < 0 || size < 0 || off > int64(len(b)) || size > int64(len(b))-off {
 		return nil, &Error{What: what, Offset: off, Reason: fmt.Sprintf("VIF list of %d bytes runs outside the block's %d", size, len(b))}
 	}
+	cmds, err := vif.Parse(b[off : off+size])
+	if err != nil {
+		var ve *vif.Error
+		if errors.As(err, &ve) {
+			return nil, &Error{What: what, Offset: off + ve.Offset, Reason: ve.Reason + " in its VIF list"}
+		}
+		return nil, &Error{What: what, Offset: off, Reason: err.Error()}
+	}
 	l := &VIFList{}
-	end := off + size
-	for at := off; at+4 <= end; {
-		code := binary.LittleEndian.Uint32(b[at:])
-		imm := int64(code & 0xffff)
-		num := int64(code>>16) & 0xff
-		cmd := int(code>>24) & 0x7f
-		var n int64 // command bytes, code included
-		switch {
-		case cmd&0x60 == 0x60: // UNPACK
-			f := int(code>>24) & 0xf
-			if num == 0 {
-				num = 256
-			}
-			payload := num * int64(unpackElementSize(f))
-			n = 4 + (payload+3)&^3
-			if n > end-at {
-				return nil, &Error{What: what, Offset: at, Reason: fmt.Sprintf("UNPACK of %d elements (%d bytes) runs past its VIF list's end at %#x", num, payload, end)}
-			}
-			l.Unpacks = append(l.Unpacks, Unpack{Format: f, Num: int(num), Addr: int(code & 0x3ff), Offset: at, Data: b[at+4 : at+4+payload]})
-		case cmd <= 0x07 || cmd == 0x10 || cmd == 0x11 || (cmd >= 0x13 && cmd <= 0x15) || cmd == 0x17:
-			n = 4
-		case cmd == 0x20: // STMASK
-			n = 8
-		case cmd == 0x30 || cmd == 0x31: // STROW, STCOL
-			n = 20
-		case cmd == 0x4a: // MPG
-			if num == 0 {
-				num = 256
-			}
-			n = 4 + num*8
-		case cmd == 0x50 || cmd == 0x51: // DIRECT, DIRECTHL
-			if imm == 0 {
-				imm = 65536
-			}
-			n = 4 + imm*16
-		default:
-			return l, nil
-		}
-		if n > end-at {
-			return nil, &Error{What: what, Offset: at, Reason: fmt.Sprintf("VIF command %#x of %d bytes runs past its list's end at %#x", cmd, n, end)}
-		}
-		if cmd == 0x30 {
-			var r STROW
-			r.Offset = at
-			for i := range r.Row {
-				r.Row[i] = int32(binary.LittleEndian.Uint32(b[at+4+4*int64(i):]))
-			}
-			l.Rows = append(l.Rows, r)
-		}
-		at += n
+	for _, c := range vif.Unpacks(cmds) {
+		l.Unpacks = append(l.Unpacks, Unpack{Format: c.Format(), Num: c.Num(), Addr: c.Addr(), Offset: off + c.Offset, Data: c.Payload})
 	}
 	return l, nil
 }
@@ -113,7 +62,7 @@ func ReadVIFList(what string, b []byte, off, size int64) (*VIFList, error) {
 // given payload (whole elements) to a VIF list, padded to 4 bytes; signed,
 // VIF1 TOPS added, as Wrench writes them.
 func AppendUnpack(list []byte, f, addr int, payload []byte) []byte {
-	num := len(payload) / unpackElementSize(f)
+	num := len(payload) / vif.ElementSize(f)
 	code := uint32(addr&0x3ff) | 1<<15 | uint32(num&0xff)<<16 | uint32(0x60|f)<<24
 	list = binary.LittleEndian.AppendUint32(list, code)
 	list = append(list, payload...)
