@@ -166,6 +166,7 @@ func (b *builder) levelCore(d *Node) {
 			if cl.Billboard != nil {
 				png(cdir, "billboard.png", *cl.Billboard)
 			}
+			b.classMeshViews(cdir, cl)
 		}
 	}
 	if len(c.TfragTextures) > 0 && !b.t.opt.NoViews {
