@@ -17,7 +17,7 @@ type Desc struct {
 	ShrubGroups [][]int
 	Cameras     []CameraDesc
 	Sounds      []SoundDesc
-	DirLights   [][4][4]float32 // colour_a, direction_a, colour_b, direction_b
+	DirLights   [][4][4]float32  // colour_a, direction_a, colour_b, direction_b
 	Volumes     [4][][16]float32 // cuboids, spheres, cylinders, pills: their matrices
 	Paths       [][][4]float32
 	GrindPaths  [][][4]float32

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"gcfs/codec"
+	"gcfs/discimg/levelcore"
 )
 
 // Level lump slots, as in the levels table: the header field of slot s is at 0x10+8*s.
@@ -42,6 +43,7 @@ type lumpContent struct {
 	// extra: files the tree shows inside the lump's NAME.d/ that are no
 	// part of its table (the data lump's core/), paths relative to NAME.d/
 	extra []ManifestEntry
+	core  *levelcore.Built // the data lump: its level core (gameplay places its classes)
 }
 
 func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
@@ -75,7 +77,7 @@ func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
 		case s == slotData:
 			lumps[s], err = g.dataLump(row, c)
 		case s == slotGameplay:
-			lumps[s], err = g.gameplayLump(row, c)
+			lumps[s], err = g.gameplayLump(row, c, lumps[slotData])
 		case s >= slotChunk0 && s < slotChunk0+3:
 			lumps[s], err = g.chunkLump(row, s-slotChunk0, c)
 		default:
@@ -157,23 +159,6 @@ func (g *gen) plain(retail, small int) int {
 		return small
 	}
 	return retail
-}
-
-func (g *gen) gameplayLump(row levelRow, capacity int64) (*lumpContent, error) {
-	rng := g.rng(row.File, "gameplay")
-	small := 20<<10 + rng.IntN(12<<10)
-	if row.File == "LEVEL0.WAD" {
-		small = 1280<<10 + rng.IntN(64<<10) // past one 1 MiB FUSE read, many decoded blocks
-	}
-	plain := g.plain(int(float64(capacity)*1.6), small)
-	st, err := makeStream(rng, "gameplay", min(plain, 2<<20), capacity-1)
-	if err != nil {
-		return nil, err
-	}
-	l := &lumpContent{decoded: &st}
-	l.f.size = int64(len(st.data))
-	l.f.put(0, st.data)
-	return l, nil
 }
 
 func (g *gen) rawLump(row levelRow, s int, capacity int64) (*lumpContent, error) {
@@ -282,6 +267,7 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 		return nil, err
 	}
 	l.extra = files
+	l.core = lc
 	ov := ratchetExecutable(g.rng(row.File, "data", "overlay"), int(g.plainN(320<<10, 8<<10)))
 	l.f.put(pos, ov)
 	setRange(0x00, pos, int64(len(ov)))
