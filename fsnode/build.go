@@ -77,6 +77,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	}
 	b.views()
 	b.levelCores()
+	b.gameplays()
 	b.finish(root)
 	t.assignInos()
 	t.orderFiles()

@@ -1,0 +1,86 @@
+package fsnode
+
+import (
+	"errors"
+	"io"
+
+	"gcfs/discimg/gameplay"
+)
+
+// Gameplay decoded (SPEC "The tree, third edition"): beside a level's
+// decoded gameplay, gameplay.d/ holds its blocks as files named as
+// LEVEL-CORE §3.1 names them, each a range of the decoded stream from its
+// offset to the next greater block offset (or the stream's end), read
+// through the stream's index and cache like any part of decoded content.
+// Only the stream's 39-offset header is read at build (its first decoded
+// block); the blocks themselves are decoded by package gameplay when
+// gameplay.json is made.
+
+// gameplays adds gameplay.d/ beside every level's decoded gameplay.
+func (b *builder) gameplays() {
+	var found []*Node
+	var walk func(d *Node)
+	walk = func(d *Node) {
+		for _, c := range d.Children {
+			switch {
+			case c.Kind == Dir:
+				walk(c)
+			case isLevelGameplay(c):
+				found = append(found, c)
+			}
+		}
+	}
+	walk(b.t.Root)
+	for _, n := range found {
+		b.gameplayBlocks(n)
+	}
+}
+
+// isLevelGameplay: n is the decoded gameplay lump of a LEVEL container.
+func isLevelGameplay(n *Node) bool {
+	return n.Kind == Decoded && n.Name == "gameplay" && n.Parent != nil && n.Parent.cont != nil && n.Parent.cont.Family == "LEVEL"
+}
+
+func (b *builder) gameplayBlocks(n *Node) {
+	where := n.logPath()
+	if err := n.Err(); err != nil {
+		b.t.logf("%s: no gameplay.d/: %v", where, err)
+		return
+	}
+	if childNamed(n.Parent, "gameplay.d") != nil {
+		return
+	}
+	r, err := n.Open()
+	if err != nil {
+		b.t.logf("%s: no gameplay.d/: %v", where, err)
+		return
+	}
+	size := r.Size()
+	var hdr [gameplay.HeaderSize]byte
+	if size >= gameplay.HeaderSize {
+		if got, err := r.ReadAt(hdr[:], 0); got < len(hdr) {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			b.t.logf("%s: no gameplay.d/: reading the header: %v", where, err)
+			return
+		}
+	}
+	_, blocks, probs, err := gameplay.HeaderBlocks(hdr[:], size)
+	if err != nil {
+		b.t.logf("%s: no gameplay.d/: %v", where, err)
+		return
+	}
+	for _, p := range probs {
+		b.t.logf("%s: gameplay: left out: %s", where, p)
+	}
+	if len(blocks) == 0 {
+		b.t.logf("%s: no gameplay.d/: no block offset lies in the stream", where)
+		return
+	}
+	d := &Node{Name: "gameplay.d", Kind: Dir, Parent: n.Parent, tree: b.t}
+	for _, bl := range blocks {
+		d.Children = append(d.Children, &Node{Name: bl.Name, Kind: Nested, Parent: d, tree: b.t, within: n, woff: bl.Offset, size: bl.Size})
+	}
+	n.Parent.Children = append(n.Parent.Children, d)
+}
