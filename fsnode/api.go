@@ -170,7 +170,12 @@ func (n *Node) IsDir() bool { return n.Kind == Dir }
 // format reports the length that decodes cleanly). Directories: 0.
 func (n *Node) Size() int64 {
 	switch n.Kind {
-	case Raw, Nested, View:
+	case View:
+		if n.vm != nil && n.vm.lazy != nil {
+			n.lazySize() // sized at its first Size (lazyview.go)
+		}
+		return n.size
+	case Raw, Nested:
 		return n.size
 	case Decoded:
 		n.scan()
@@ -190,6 +195,8 @@ func (n *Node) Err() error {
 			return n.staticErr
 		}
 		return n.within.Err()
+	case View:
+		return n.lazyErr()
 	case Decoded:
 		if n.staticErr != nil {
 			return n.staticErr
@@ -265,6 +272,8 @@ type Tree struct {
 	buildKeys  atomic.Uint64
 	side       *sidecar      // the persisted index; nil without one
 	raSem      chan struct{} // read-ahead chains running (Options.ReadAhead)
+	// viewEncodes counts the encodes of lazily sized views (lazyview.go).
+	viewEncodes atomic.Int64
 	// wholeDecodes counts the files decoded whole on a first read
 	// (firstread.go), for tests.
 	wholeDecodes atomic.Int64

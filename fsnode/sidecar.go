@@ -27,7 +27,8 @@ import (
 // its stream lies (image offset, or offset in the decoded file that holds
 // it, and its length): its decoded size, its corrupt-stream error (offset
 // and rule), its random-access index (the codec's checkpoints and groups,
-// codec.Index.AppendBinary). A build that finds them scans no stream (it
+// codec.Index.AppendBinary); per lazily sized view (lazyview.go), keyed by
+// "v" and its path, its encoded size. A build that finds them scans no stream (it
 // decodes the bytes it reads of decoded files, through the kept indexes); a
 // stat reads nothing; an open reads the stream's 16-byte header, not the
 // stream.
@@ -66,7 +67,8 @@ import (
 //     sidecar half the size.
 
 // sidecarVersion is the format version; a change makes old sidecars ignored.
-const sidecarVersion = 3
+// Version 4 adds the sizes of lazily sized views (lazyview.go).
+const sidecarVersion = 4
 
 var sidecarMagic = [8]byte{'G', 'C', 'F', 'S', 'I', 'D', 'X', 0}
 

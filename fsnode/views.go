@@ -50,6 +50,7 @@ type viewMeta struct {
 	once       sync.Once
 	rate       assets.Rate // ViewSRT: the frame rate used, once read
 	note       string      // ViewSRT: why the default rate is used
+	lazy       *lazyView   // a lazily sized view (lazyview.go), or nil
 }
 
 // views sniffs every file inside a container and adds its views; with
@@ -263,7 +264,15 @@ func (b *builder) subtitleViews(n *Node, r io.ReaderAt, size int64) {
 
 // ViewError says why a file that looks like an asset has no view (or no
 // view for some languages), or nil.
-func (n *Node) ViewError() error { return n.viewErr }
+func (n *Node) ViewError() error {
+	if why := n.lazyViewErrors(); why != "" {
+		if n.viewErr != nil {
+			return fmt.Errorf("%v; %s", n.viewErr, why)
+		}
+		return errors.New(why)
+	}
+	return n.viewErr
+}
 
 // View is a view node's kind ("png", "wav", "srt") and its source; "" and
 // nil for other nodes.
@@ -278,6 +287,9 @@ func (n *Node) View() (string, *Node) {
 // tree's cache.
 func (n *Node) openView() (Reader, error) {
 	m := n.vm
+	if m.lazy != nil {
+		return n.openLazy()
+	}
 	if n.lc != nil && n.lc.tex != nil {
 		return &viewReader{n: n, lazy: n.lc.openLevelTexture, cache: n.tree.Cache}, nil
 	}

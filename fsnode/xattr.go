@@ -38,6 +38,9 @@ func (n *Node) Xattrs() []Attr {
 		if n.vm.pixelOrder != "" {
 			add("pixel_order", n.vm.pixelOrder)
 		}
+		if n.vm.lazy != nil {
+			n.lazyXattrs(add)
+		}
 	}
 	n.coreXattrs(add)
 	if n.viewDirOf != nil { // a subtitle blob's NAME.d/ of SRT views

@@ -261,7 +261,7 @@ func (d *dirNode) entries() []fuse.DirEntry {
 			continue // left out at mount (a bad or duplicate name)
 		}
 		ch := d.GetChild(c.name)
-		if ch == nil {
+		if ch == nil || viewFailed(c.e) {
 			continue
 		}
 		ents = append(ents, fuse.DirEntry{Name: c.name, Mode: ch.StableAttr().Mode, Ino: ch.StableAttr().Ino})
@@ -370,6 +370,9 @@ func (d *dirNode) Symlink(context.Context, string, string, *fuse.EntryOut) (*fs.
 func (f *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrOut) (errno syscall.Errno) {
 	defer f.sys.recoverErrno("getattr", f.m, &errno)
 	size := f.m.e.Size()
+	if viewFailed(f.m.e) {
+		return syscall.ENOENT // a lazily sized view that does not encode has no file
+	}
 	if f.sys.ov != nil {
 		if n, ok := f.sys.ov.Edited(f.m.e.Path()); ok {
 			size = n
@@ -613,4 +616,12 @@ func listxattr(attrs []fsnode.Attr, dest []byte) (uint32, syscall.Errno) {
 	}
 	copy(dest, b)
 	return n, 0
+}
+
+// viewFailed says whether e is a view already found to have no file (a
+// lazily sized view whose encode failed: fsnode's ViewFailed); it never
+// computes one.
+func viewFailed(e entry) bool {
+	v, ok := e.(interface{ ViewFailed() bool })
+	return ok && v.ViewFailed()
 }

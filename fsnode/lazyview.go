@@ -1,0 +1,273 @@
+package fsnode
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Lazily sized views: a view whose exact size is not known from the index
+// alone (a mesh's glb, a level's gameplay.json) because only its encoder
+// knows it. Such a view is sized at its first Size (a lookup, a stat) by
+// encoding it once; the size is kept on the node, not the bytes (a stat of
+// every glb of a disc must not hold them all), and recorded in the index
+// sidecar so that a later build of the same image sizes it without encoding.
+// Its bytes are encoded again when it is read, through the same viewReader
+// and cache blocks as every view, and checked against the size given: a
+// sidecar is untrusted, so a size it recorded that the encoder does not
+// reproduce is an error to the reader (and the entry corrected), never bytes
+// cut or padded to fit.
+//
+// A view that does not encode has no file: its Size is 0, its Err the
+// encoder's error, ViewFailed true (the FUSE layer answers ENOENT and leaves
+// it out of listings made after), one log line, and its source's ViewError
+// says why. A lazily sized view lies beside its source (ViewError looks for
+// them among the source's siblings).
+
+// encodedView is what a lazily sized view's encoder returns: the view's
+// bytes, and attributes only the encode knows (user.gcfs.<Name>, e.g. a
+// mesh's vertex and triangle counts).
+type encodedView struct {
+	data  []byte
+	attrs []Attr // Name without XattrPrefix
+}
+
+// viewEncoder encodes a lazily sized view whole. It must be deterministic
+// (the same bytes every time) and bounded by its source's bytes.
+type viewEncoder func() (encodedView, error)
+
+// lazyView is a lazily sized view's state (viewMeta.lazy).
+type lazyView struct {
+	encode viewEncoder
+	once   sync.Once
+	err    error // the encoder's, or a size out of bounds: the view has no file
+	// fromSide: the size came from the sidecar (not yet proven by an encode)
+	fromSide bool
+	failed   atomic.Bool // sized, and err is set
+
+	mu         sync.Mutex
+	attrs      []Attr
+	attrsKnown bool
+}
+
+// addLazyView adds to src's directory a view of src named name, of kind
+// (user.gcfs.view), sized at its first Size by encode.
+func (b *builder) addLazyView(src *Node, name, kind string, encode viewEncoder) *Node {
+	if b.t.opt.NoViews {
+		return nil
+	}
+	v := &Node{Name: name, Kind: View, Parent: src.Parent, tree: b.t,
+		vm: &viewMeta{source: src, kind: kind, lazy: &lazyView{encode: encode}}}
+	src.Parent.Children = append(src.Parent.Children, v)
+	return v
+}
+
+// maxLazyView bounds a lazily sized view (an encode or a recorded size past
+// it is an error): the tree's --max-decoded, the largest content it holds.
+func (t *Tree) maxLazyView() int64 { return t.opt.MaxDecoded }
+
+// runEncode encodes the view, counting it, and checks what it made.
+func (n *Node) runEncode() (encodedView, error) {
+	l := n.vm.lazy
+	n.tree.viewEncodes.Add(1)
+	e, err := l.encode()
+	if err != nil {
+		return encodedView{}, err
+	}
+	if lim := n.tree.maxLazyView(); int64(len(e.data)) > lim {
+		return encodedView{}, fmt.Errorf("%d bytes, more than the %d a view may have (--max-decoded)", len(e.data), lim)
+	}
+	l.mu.Lock()
+	l.attrs, l.attrsKnown = e.attrs, true
+	l.mu.Unlock()
+	return e, nil
+}
+
+// lazySize sizes a lazily sized view once: from the sidecar when it has the
+// view, else by encoding it (and recording the size).
+func (n *Node) lazySize() {
+	l := n.vm.lazy
+	l.once.Do(func() {
+		if size, ok := n.sideViewSize(); ok {
+			n.size, l.fromSide = size, true
+			return
+		}
+		e, err := n.runEncode()
+		if err != nil {
+			l.err = &ViewError{Path: n.path, Err: err}
+			l.failed.Store(true)
+			n.logFile(l.err)
+			return
+		}
+		n.size = int64(len(e.data))
+		n.sideRecordView(n.size)
+	})
+}
+
+// ViewFailed says whether n is a lazily sized view already found not to
+// encode (it has no file). It never encodes: a listing asks it of every
+// child.
+func (n *Node) ViewFailed() bool {
+	if n.vm == nil || n.vm.lazy == nil {
+		return false
+	}
+	return n.vm.lazy.failed.Load()
+}
+
+// lazyErr is a lazily sized view's error once sized (nil for other nodes).
+func (n *Node) lazyErr() error {
+	if n.vm == nil || n.vm.lazy == nil {
+		return nil
+	}
+	n.lazySize()
+	return n.vm.lazy.err
+}
+
+// openLazy encodes a lazily sized view for reading, its length checked
+// against the size the view was given.
+func (n *Node) openLazy() (Reader, error) {
+	if err := n.lazyErr(); err != nil {
+		return nil, err
+	}
+	lazy := func() (io.ReaderAt, error) {
+		e, err := n.runEncode()
+		if err != nil {
+			return nil, err
+		}
+		if got := int64(len(e.data)); got != n.size {
+			l := n.vm.lazy
+			if l.fromSide {
+				n.sideCorrectView(n.size, got)
+				return nil, fmt.Errorf("it encodes to %d bytes; the index sidecar %s recorded %d (the next tree has it right)", got, n.tree.side.file, n.size)
+			}
+			return nil, fmt.Errorf("it encodes to %d bytes, %d when it was sized (an encoder that is not deterministic)", got, n.size)
+		}
+		return bytesReader(e.data), nil
+	}
+	return &viewReader{n: n, lazy: lazy, cache: n.tree.Cache}, nil
+}
+
+// lazyXattrs adds what only the encode knows (encoding once more when the
+// size came from the sidecar).
+func (n *Node) lazyXattrs(add func(name, value string)) {
+	l := n.vm.lazy
+	n.lazySize()
+	if l.err != nil {
+		return
+	}
+	l.mu.Lock()
+	known := l.attrsKnown
+	l.mu.Unlock()
+	if !known {
+		if _, err := n.runEncode(); err != nil {
+			return
+		}
+	}
+	l.mu.Lock()
+	attrs := l.attrs
+	l.mu.Unlock()
+	for _, a := range attrs {
+		add(a.Name, a.Value)
+	}
+}
+
+// lazyViewErrors is why the lazily sized views of source n beside it do not
+// encode ("" when they all do).
+func (n *Node) lazyViewErrors() string {
+	if n.Parent == nil {
+		return ""
+	}
+	var why []string
+	for _, c := range n.Parent.Children {
+		if c.vm == nil || c.vm.lazy == nil || c.vm.source != n {
+			continue
+		}
+		if err := c.lazyErr(); err != nil {
+			why = append(why, fmt.Sprintf("no %s: %v", c.Name, strings.TrimPrefix(err.Error(), c.path+": view: ")))
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// ViewEncodes is how many times the tree's lazily sized views were encoded
+// (for tests and benchmarks).
+func (t *Tree) ViewEncodes() int64 { return t.viewEncodes.Load() }
+
+// The sidecar's view entries: key "v" + the view's path (a decoded file's
+// key starts with "i"), a size and nothing else.
+
+func (n *Node) sideViewKey() string {
+	k := "v" + n.path
+	if len(k) > maxSideKey {
+		return ""
+	}
+	return k
+}
+
+// sideViewSize is the view's size as the sidecar recorded it, when it has
+// one within bounds (one out of them is refused: dropped, counted, logged).
+func (n *Node) sideViewSize() (int64, bool) {
+	s := n.tree.side
+	if s == nil {
+		return 0, false
+	}
+	k := n.sideViewKey()
+	if k == "" {
+		return 0, false
+	}
+	s.mu.Lock()
+	e := s.entries[k]
+	s.mu.Unlock()
+	switch {
+	case e == nil:
+		return 0, false
+	case !e.sized || e.corrupt || len(e.index) > 0:
+		n.sideRefuse(k, e, "a view's entry with a decoded stream's fields")
+		return 0, false
+	case e.size > n.tree.maxLazyView():
+		n.sideRefuse(k, e, fmt.Sprintf("a view of %d bytes, more than %d", e.size, n.tree.maxLazyView()))
+		return 0, false
+	}
+	return e.size, true
+}
+
+// sideRecordView records a view's encoded size.
+func (n *Node) sideRecordView(size int64) {
+	s := n.tree.side
+	if s == nil {
+		return
+	}
+	k := n.sideViewKey()
+	if k == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.entries[k]; e != nil && e.sized && e.size == size {
+		return
+	}
+	if _, ok := s.entries[k]; !ok && len(s.entries) >= maxSidecarEntries {
+		return
+	}
+	s.entries[k] = &sideEntry{sized: true, size: size}
+	s.changed()
+}
+
+// sideCorrectView replaces a recorded size the encoder contradicted.
+func (n *Node) sideCorrectView(recorded, got int64) {
+	s := n.tree.side
+	k := n.sideViewKey()
+	if s == nil || k == "" {
+		return
+	}
+	s.mu.Lock()
+	var line string
+	if e := s.entries[k]; e != nil && e.size == recorded {
+		e.size = got
+		line = s.refusedLocked(n.logPath(), fmt.Sprintf("a view of %d bytes; it encodes to %d", recorded, got))
+	}
+	s.mu.Unlock()
+	s.log(line)
+}
