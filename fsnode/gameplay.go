@@ -1,11 +1,18 @@
 package fsnode
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
+	"sync"
 
 	"gcfs/discimg/gameplay"
 )
+
+// ViewJSON is gameplay.json's user.gcfs.view.
+const ViewJSON = "json"
 
 // Gameplay decoded (SPEC "The tree, third edition"): beside a level's
 // decoded gameplay, gameplay.d/ holds its blocks as files named as
@@ -47,6 +54,10 @@ func (b *builder) gameplayBlocks(n *Node) {
 		b.t.logf("%s: no gameplay.d/: %v", where, err)
 		return
 	}
+	if childNamed(n.Parent, "gameplay.json") == nil {
+		var logOnce sync.Once
+		b.addLazyView(n, "gameplay.json", ViewJSON, func() (encodedView, error) { return n.gameplayJSON(&logOnce) })
+	}
 	if childNamed(n.Parent, "gameplay.d") != nil {
 		return
 	}
@@ -83,4 +94,46 @@ func (b *builder) gameplayBlocks(n *Node) {
 		d.Children = append(d.Children, &Node{Name: bl.Name, Kind: Nested, Parent: d, tree: b.t, within: n, woff: bl.Offset, size: bl.Size})
 	}
 	n.Parent.Children = append(n.Parent.Children, d)
+}
+
+// gameplayJSON encodes gameplay.json: the whole decoded stream read by
+// package gameplay, its document written in key order. Every block, record
+// or field left undecoded is logged once (the first encode), one line each.
+func (n *Node) gameplayJSON(logOnce *sync.Once) (encodedView, error) {
+	r, err := n.Open()
+	if err != nil {
+		return encodedView{}, err
+	}
+	size := r.Size()
+	if size > n.tree.opt.MaxDecoded {
+		return encodedView{}, fmt.Errorf("a %d-byte gameplay is more than --max-decoded (%d)", size, n.tree.opt.MaxDecoded)
+	}
+	b := make([]byte, size) // bounded by --max-decoded
+	if got, err := r.ReadAt(b, 0); int64(got) != size {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return encodedView{}, fmt.Errorf("reading the gameplay: %w", err)
+	}
+	g, err := gameplay.Read(b)
+	if err != nil {
+		return encodedView{}, err
+	}
+	logOnce.Do(func() {
+		for _, p := range g.Problems {
+			if !p.InHeader { // logged at build
+				n.tree.logf("%s: gameplay: undecoded: %s", n.path, p)
+			}
+		}
+	})
+	var out bytes.Buffer
+	if err := gameplay.WriteJSON(&out, g.Doc); err != nil {
+		return encodedView{}, err
+	}
+	return encodedView{data: out.Bytes(), attrs: []Attr{
+		{Name: "undecoded", Value: strconv.Itoa(len(g.Problems))},
+		{Name: "moby_instances", Value: strconv.Itoa(len(g.Mobies))},
+		{Name: "tie_instances", Value: strconv.Itoa(len(g.Ties))},
+		{Name: "shrub_instances", Value: strconv.Itoa(len(g.Shrubs))},
+	}}, nil
 }

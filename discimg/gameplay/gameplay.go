@@ -107,6 +107,9 @@ type Problem struct {
 	Offset int64 // in the stream
 	Size   int64
 	Reason string
+	// InHeader: a header offset outside the stream (HeaderBlocks finds it:
+	// the block has no file in gameplay.d/ either)
+	InHeader bool
 }
 
 func (p Problem) String() string {
@@ -198,9 +201,9 @@ func HeaderBlocks(hdr []byte, size int64) ([NumBlocks]int32, []Block, []Problem,
 		switch {
 		case o == 0:
 		case o < HeaderSize:
-			probs = append(probs, Problem{BlockNames[i], int64(4 * i), 4, fmt.Sprintf("offset %#x lies inside the %#x-byte header", o, HeaderSize)})
+			probs = append(probs, Problem{BlockNames[i], int64(4 * i), 4, fmt.Sprintf("offset %#x lies inside the %#x-byte header", o, HeaderSize), true})
 		case o >= size:
-			probs = append(probs, Problem{BlockNames[i], int64(4 * i), 4, fmt.Sprintf("offset %#x is past the stream's %#x bytes", o, size)})
+			probs = append(probs, Problem{BlockNames[i], int64(4 * i), 4, fmt.Sprintf("offset %#x is past the stream's %#x bytes", o, size), true})
 		default:
 			valid = append(valid, o)
 		}
@@ -304,7 +307,7 @@ func (k blk) u8s(o int64, n int) Arr {
 func (k blk) undecoded(off, n int64, reason string) Undecoded {
 	off = max(0, min(off, k.n()))
 	n = max(0, min(n, k.n()-off))
-	k.g.Problems = append(k.g.Problems, Problem{BlockNames[k.slot], k.off + off, n, reason})
+	k.g.Problems = append(k.g.Problems, Problem{Block: BlockNames[k.slot], Offset: k.off + off, Size: n, Reason: reason})
 	return Undecoded{Offset: k.off + off, Bytes: k.d[off : off+n], Reason: reason}
 }
 
