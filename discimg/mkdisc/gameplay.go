@@ -112,7 +112,10 @@ func gameplayContent(rng *rand.Rand, n int, cl levelClasses, retail bool) ([]byt
 	for try := 0; ; try++ {
 		d := gameplayDesc(rand.New(rand.NewPCG(seed, 7)), counts, cl)
 		b = gameplay.Build(d)
-		if len(b.Bytes) <= n || try == 8 {
+		// the small layout's counts are its own; the retail ones halve until
+		// the stream fits its planned size (a fixed 16 KiB camera grid and
+		// 2 KiB of point light masks are in every stream)
+		if len(b.Bytes) <= n || try == 8 || !retail {
 			if rest := n - len(b.Bytes); rest > 0 {
 				d.SharedData = codec.SampleData(int64(seed), rest&^15)
 				b = gameplay.Build(d)
@@ -152,8 +155,10 @@ func gameplayDesc(rng *rand.Rand, n gameplayCounts, cl levelClasses) *gameplay.D
 			Mission: int32(rng.IntN(4) - 1), Bolts: int32(rng.IntN(3) * 25),
 			Position: [3]float32{f(-500, 500), f(-500, 500), f(-20, 120)}, Rotation: [3]float32{f(-0.3, 0.3), f(-0.3, 0.3), f(-math.Pi, math.Pi)},
 			Scale: f(0.5, 2), LightColour: [3]int32{int32(rng.IntN(256)), int32(rng.IntN(256)), int32(rng.IntN(256))}, Light: int32(rng.IntN(max(1, n.dirLights)))}
-		if rng.IntN(5) < 3 {
-			p := make([]byte, 0x20+0x10*rng.IntN(12))
+		// a pvar's size is its class's (Wrench refuses a class whose
+		// instances' pvars differ in size): so is whether it has one
+		if m.OClass%5 < 3 {
+			p := make([]byte, 0x20+0x10*int(m.OClass%12))
 			for j := range p {
 				p[j] = byte(rng.IntN(16))
 			}
@@ -192,7 +197,7 @@ func gameplayDesc(rng *rand.Rand, n gameplayCounts, cl levelClasses) *gameplay.D
 	d.ShrubGroups = group(n.shrubGroups, n.shrubs, nil)
 	for i := 0; i < n.cameras; i++ {
 		c := gameplay.CameraDesc{Type: int32(rng.IntN(8)), Position: [3]float32{f(-500, 500), f(-500, 500), f(0, 100)}, Rotation: [3]float32{0, f(-1, 1), f(-math.Pi, math.Pi)}}
-		if i%2 == 0 {
+		if c.Type%2 == 0 {
 			c.Pvar = make([]byte, 0x10)
 			c.Pvar[0] = byte(i)
 		}
@@ -201,7 +206,7 @@ func gameplayDesc(rng *rand.Rand, n gameplayCounts, cl levelClasses) *gameplay.D
 	for i := 0; i < n.sounds; i++ {
 		s := gameplay.SoundDesc{OClass: int16(rng.IntN(50)), MClass: int16(rng.IntN(200)), Range: f(10, 80), Matrix: placeMatrix(rng, 500, 1)}
 		s.Matrix[15] = 1
-		if i%3 == 0 {
+		if s.OClass%3 == 0 {
 			s.Pvar = []byte{byte(i), 0, 0, 0, 1, 0, 0, 0}
 		}
 		d.Sounds = append(d.Sounds, s)
