@@ -138,7 +138,7 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 		return s
 	}
 	blockSize := func(avg int) int { return avg/2 + rng.IntN(avg) }
-	classSize := map[bool]int{true: 0x300, false: 4 << 10}[small]
+	var err error
 	oclass := 100 + rng.IntN(50)
 	for i := 0; i < n.mobies; i++ {
 		oclass += 1 + rng.IntN(5)
@@ -150,19 +150,28 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 			c.Slots = slots(0, n.mobyTex)
 		}
 		if i < n.stashed || i >= n.stashed+n.noData { // the first unstashed ones: listed, no class data
-			c.Block = coreBlock(rng, blockSize(classSize))
+			if c.Block, err = classBlock("moby", c.OClass, len(c.Slots), small); err != nil {
+				return nil, nil, fmt.Errorf("%s moby class %d: %w", row.File, c.OClass, err)
+			}
 		}
 		d.Mobies = append(d.Mobies, c)
 	}
 	oclass = 1000 + rng.IntN(100)
 	for i := 0; i < n.ties; i++ {
 		oclass += 1 + rng.IntN(3)
-		d.Ties = append(d.Ties, levelcore.ClassDesc{OClass: int32(oclass), Block: coreBlock(rng, blockSize(2*classSize)), Slots: slots(0, n.tieTex)})
+		c := levelcore.ClassDesc{OClass: int32(oclass), Slots: slots(0, n.tieTex)}
+		if c.Block, err = classBlock("tie", c.OClass, len(c.Slots), small); err != nil {
+			return nil, nil, fmt.Errorf("%s tie class %d: %w", row.File, c.OClass, err)
+		}
+		d.Ties = append(d.Ties, c)
 	}
 	oclass = 5000 + rng.IntN(100)
 	for i := 0; i < n.shrubs; i++ {
 		oclass += 1 + rng.IntN(3)
-		c := levelcore.ClassDesc{OClass: int32(oclass), Block: coreBlock(rng, blockSize(classSize/2)), Slots: slots(0, n.shrub)}
+		c := levelcore.ClassDesc{OClass: int32(oclass), Slots: slots(0, n.shrub)}
+		if c.Block, err = classBlock("shrub", c.OClass, len(c.Slots), small); err != nil {
+			return nil, nil, fmt.Errorf("%s shrub class %d: %w", row.File, c.OClass, err)
+		}
 		if i < n.billboards {
 			w, h := side(), side()
 			c.Billboard = &levelcore.BillboardDesc{Width: w, Height: h, Pixels: corePixels(rng, w, h), Palette: corePalette(rng)}
