@@ -78,6 +78,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	b.views()
 	b.levelCores()
 	b.gameplays()
+	b.levelScenes()
 	b.finish(root)
 	t.assignInos()
 	t.orderFiles()

@@ -9,6 +9,8 @@ import (
 	"gcfs/codec"
 	"gcfs/discimg/gameplay"
 	"gcfs/discimg/levelcore"
+	"gcfs/gltf"
+	"gcfs/levelscene"
 )
 
 // A level's gameplay (LEVEL-CORE §3): every block of the layout, written by
@@ -293,4 +295,48 @@ func gameplayJSON(path string, plain []byte) []byte {
 		panic(err)
 	}
 	return b.Bytes()
+}
+
+// keepAsset is makeStreamOf's content for asset-like bytes that are kept
+// (st.plain) until the level's scene is made from them.
+func keepAsset(tag string) func(rng *rand.Rand, n int) ([]byte, []treeEntry) {
+	return func(rng *rand.Rand, n int) ([]byte, []treeEntry) { return assetData(rng, tag, n), nil }
+}
+
+// levelGLB is the tree's G/LEVELn.WAD/level.glb of a level whose lumps are
+// built (package levelscene over the same decoded bytes the tree reads); the
+// chunk streams' kept bytes are dropped after.
+func levelGLB(row levelRow, lumps [levelSlots]*lumpContent) []ManifestEntry {
+	gp, data := lumps[slotGameplay], lumps[slotData]
+	defer func() {
+		for k := 0; k < 3; k++ {
+			if l := lumps[slotChunk0+k]; l != nil && l.chunk[0] != nil {
+				l.chunk[0].plain, l.chunk[1].plain = nil, nil
+			}
+		}
+	}()
+	if gp == nil || gp.decoded == nil || data == nil || data.core == nil {
+		return nil
+	}
+	core, err := levelcore.Read(data.core.Index, data.coreGS)
+	if err != nil {
+		panic(fmt.Sprintf("mkdisc: %s: its core does not read: %v", row.File, err))
+	}
+	in := levelscene.Input{Gameplay: gp.decoded.plain, Core: core, CoreData: data.core.Data}
+	for k := 0; k < 3; k++ {
+		var ch [2][]byte
+		if l := lumps[slotChunk0+k]; l != nil && l.chunk[0] != nil {
+			ch = [2][]byte{l.chunk[0].plain, l.chunk[1].plain}
+		}
+		in.Chunks = append(in.Chunks, ch)
+	}
+	res, err := levelscene.Build(in)
+	if err != nil {
+		panic(fmt.Sprintf("mkdisc: %s: no level scene: %v", row.File, err))
+	}
+	b, err := gltf.Encode(res.Scene)
+	if err != nil {
+		panic(fmt.Sprintf("mkdisc: %s: level.glb: %v", row.File, err))
+	}
+	return []ManifestEntry{{Path: "level.glb", Size: int64(len(b)), SHA1: sha1Hex(b)}}
 }

@@ -42,8 +42,9 @@ type lumpContent struct {
 	chunkOffs [2]int64
 	// extra: files the tree shows inside the lump's NAME.d/ that are no
 	// part of its table (the data lump's core/), paths relative to NAME.d/
-	extra []ManifestEntry
-	core  *levelcore.Built // the data lump: its level core (gameplay places its classes)
+	extra  []ManifestEntry
+	core   *levelcore.Built // the data lump: its level core (gameplay places its classes)
+	coreGS int64            // and the size of its gs_ram part
 }
 
 func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
@@ -141,6 +142,9 @@ func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
 			f.content.put(base+c.Off, c.Data)
 		}
 		e := treeEntry{idx: s, name: lumpNames[s], off: base, n: n, decoded: l.decoded, parts: l.parts, extra: l.extra}
+		if s == slotGameplay {
+			e.beside = levelGLB(row, lumps)
+		}
 		if l.chunk[0] != nil {
 			// each stream runs to the other's start, the last to the lump's end
 			e.parts = []treeEntry{
@@ -192,7 +196,7 @@ func (g *gen) chunkLump(row levelRow, k int, capacity int64) (*lumpContent, erro
 	if capacity > 0 {
 		tfragCap = capacity / 3
 	}
-	tfrag, err := makeStream(rng, "chnktfrag", g.plain(int(float64(capacity)*0.4), 10<<10+rng.IntN(8<<10)), tfragCap)
+	tfrag, err := makeStreamOf(rng, "chnktfrag", g.plain(int(float64(capacity)*0.4), 10<<10+rng.IntN(8<<10)), tfragCap, keepAsset("chnktfrag"))
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +204,7 @@ func (g *gen) chunkLump(row levelRow, k int, capacity int64) (*lumpContent, erro
 	if capacity > 0 {
 		collCap = capacity - collOff
 	}
-	cs, err := makeStream(rng, "chunkcoll", coll, collCap)
+	cs, err := makeStreamOf(rng, "chunkcoll", coll, collCap, keepAsset("chunkcoll"))
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +285,7 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 	l.parts = append(l.parts, treeEntry{name: "core_index", off: pos, n: int64(len(lc.Index))})
 	pos = align(pos+int64(len(lc.Index)), 16)
 	gsSize := max(int64(len(lc.GS)), g.plainN(256<<10, 4<<10))
+	l.coreGS = gsSize
 	l.f.put(pos, lc.GS)
 	setRange(0x10, pos, gsSize)
 	l.parts = append(l.parts, treeEntry{name: "gs_ram", off: pos, n: gsSize})

@@ -1,0 +1,127 @@
+package fsnode
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"gcfs/discimg/levelcore"
+	"gcfs/gltf"
+	"gcfs/levelscene"
+)
+
+// The whole level as one scene (SPEC "The tree, third edition"):
+// G/LEVELn.WAD/level.glb, a lazily sized view of the level's gameplay (where
+// every instance stands) and its core (what the classes look like): the
+// tfrags of the core and of every chunk, one glTF mesh per class that
+// instances use, one node per tie, shrub and moby instance placed by its
+// matrix or position/rotation/scale (LEVEL-CORE §2.8), named
+// moby_<o_class>_<uid>, tie_<o_class>_<uid>, shrub_<o_class>_<index>, and the
+// collision (core and chunks) as a hidden node tree. A class whose mesh
+// cannot be read (no class in the core, no block, a reader's error, no
+// triangles) is left out with its instances, and named in the view's
+// user.gcfs.left_out; so is the sky (no reader yet). Materials are one per
+// texture the meshes reference, named by table and index, coloured apart,
+// without their PNGs (those are the class views' own).
+
+// ViewGLB is a glb view's user.gcfs.view.
+const ViewGLB = "glb"
+
+// levelScenes adds level.glb to every level with a decoded gameplay and a
+// level core.
+func (b *builder) levelScenes() {
+	var found []*Node
+	var walk func(d *Node)
+	walk = func(d *Node) {
+		for _, c := range d.Children {
+			switch {
+			case c.Kind == Dir:
+				walk(c)
+			case isLevelGameplay(c):
+				found = append(found, c)
+			}
+		}
+	}
+	walk(b.t.Root)
+	for _, gp := range found {
+		lv := gp.Parent
+		dd := childNamed(lv, "data.d")
+		if dd == nil || childNamed(lv, "level.glb") != nil {
+			continue
+		}
+		core, cd := childNamed(dd, "core"), childNamed(dd, "core_data")
+		if core == nil || core.LevelCore() == nil || cd == nil {
+			continue
+		}
+		gp, lv := gp, lv
+		b.addLazyView(gp, "level.glb", ViewGLB, func() (encodedView, error) { return levelGLB(lv, gp, core.LevelCore(), cd) })
+	}
+}
+
+// readWhole reads a node's bytes whole, bounded by --max-decoded.
+func readWhole(n *Node) ([]byte, error) {
+	r, err := n.Open()
+	if err != nil {
+		return nil, err
+	}
+	size := r.Size()
+	if size > n.tree.opt.MaxDecoded {
+		return nil, fmt.Errorf("%s: %d bytes, more than --max-decoded (%d)", n.path, size, n.tree.opt.MaxDecoded)
+	}
+	b := make([]byte, size) // bounded by --max-decoded
+	if got, err := r.ReadAt(b, 0); int64(got) != size {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("%s: %w", n.path, err)
+	}
+	return b, nil
+}
+
+// levelGLB reads the level's decoded streams and encodes its scene.
+func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node) (encodedView, error) {
+	in := levelscene.Input{Core: core}
+	var err error
+	if in.Gameplay, err = readWhole(gp); err != nil {
+		return encodedView{}, err
+	}
+	if in.CoreData, err = readWhole(cd); err != nil {
+		return encodedView{}, err
+	}
+	var unread []string
+	for k := 0; k < 3; k++ {
+		d := childNamed(lv, fmt.Sprintf("chunk%d.d", k))
+		var ch [2][]byte
+		if d == nil {
+			in.Chunks = append(in.Chunks, ch)
+			continue
+		}
+		for j, name := range []string{"tfrags", "collision"} {
+			n := childNamed(d, name)
+			if n == nil || n.Kind != Decoded {
+				continue
+			}
+			if ch[j], err = readWhole(n); err != nil {
+				ch[j] = nil
+				unread = append(unread, fmt.Sprintf("chunk%d %s: %v", k, name, err))
+			}
+		}
+		in.Chunks = append(in.Chunks, ch)
+	}
+	res, err := levelscene.Build(in)
+	if err != nil {
+		return encodedView{}, err
+	}
+	out, err := gltf.Encode(res.Scene)
+	if err != nil {
+		return encodedView{}, err
+	}
+	return encodedView{data: out, attrs: []Attr{
+		{Name: "meshes", Value: strconv.Itoa(len(res.Scene.Meshes))},
+		{Name: "nodes", Value: strconv.Itoa(len(res.Scene.Nodes))},
+		{Name: "instances_left_out", Value: strconv.Itoa(res.InstancesLeftOut)},
+		{Name: "left_out", Value: strings.Join(append(res.LeftOut, unread...), "; ")},
+	}}, nil
+}
