@@ -59,3 +59,30 @@ func TestShortGameplay(t *testing.T) {
 		t.Fatal("a gameplay shorter than its header built a scene")
 	}
 }
+
+// FuzzBuild: any gameplay bytes over an empty core give a scene that
+// encodes, whose nodes reference meshes that exist, at most one node a
+// record plus the group and static nodes.
+func FuzzBuild(f *testing.F) {
+	d := &gameplay.Desc{Mobies: []gameplay.MobyDesc{{OClass: 1, Scale: 1}}}
+	f.Add(gameplay.Build(d).Bytes)
+	f.Add(make([]byte, gameplay.HeaderSize))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		res, err := Build(Input{Gameplay: b, Core: &levelcore.Core{}})
+		if err != nil {
+			return
+		}
+		g, _ := gameplay.Read(b)
+		if max := len(g.Mobies) + len(g.Ties) + len(g.Shrubs) + 8; len(res.Scene.Nodes) > max {
+			t.Fatalf("%d nodes for %d records", len(res.Scene.Nodes), max-8)
+		}
+		for _, n := range res.Scene.Nodes {
+			if n.Mesh != gltf.NoMesh && (n.Mesh < 0 || n.Mesh >= len(res.Scene.Meshes)) {
+				t.Fatalf("node %s: mesh %d of %d", n.Name, n.Mesh, len(res.Scene.Meshes))
+			}
+		}
+		if _, err := gltf.Encode(res.Scene); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
