@@ -24,6 +24,9 @@ func rewriteSidecar(t *testing.T, file string, key [32]byte, fn func(k string, e
 		t.Fatal(err)
 	}
 	for k, e := range ents {
+		if strings.HasPrefix(k, "v") {
+			continue // a lazily sized view's size: lazyview_test.go tampers those
+		}
 		fn(k, e)
 	}
 	if err := os.WriteFile(file, marshalSidecar(key, ents), 0o600); err != nil {
