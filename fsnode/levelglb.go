@@ -13,21 +13,14 @@ import (
 )
 
 // The whole level as one scene (SPEC "The tree, third edition"):
-// G/LEVELn.WAD/level.glb, a lazily sized view of the level's gameplay (where
-// every instance stands) and its core (what the classes look like): the
-// tfrags of the core and of every chunk, one glTF mesh per class that
-// instances use, one node per tie, shrub and moby instance placed by its
-// matrix or position/rotation/scale (LEVEL-CORE §2.8), named
-// moby_<o_class>_<uid>, tie_<o_class>_<uid>, shrub_<o_class>_<index>, and the
-// collision (core and chunks) as a hidden node tree. A class whose mesh
-// cannot be read (no class in the core, no block, a reader's error, no
-// triangles) is left out with its instances, and named in the view's
-// user.gcfs.left_out; so is the sky (no reader yet). Materials are one per
-// texture the meshes reference, named by table and index, coloured apart,
-// without their PNGs (those are the class views' own).
+// G/LEVELn.WAD/level.glb, a lazily sized view of the level's gameplay (its
+// user.gcfs.source), assembled by package levelscene from the decoded
+// gameplay, core_data and chunk streams this file reads, encoded by package
+// gltf. What the scene leaves out (classes without a readable mesh, blocks
+// that do not read, the sky) is named in user.gcfs.left_out.
 
-// ViewGLB is a glb view's user.gcfs.view.
-const ViewGLB = "glb"
+// ViewLevelGLB is a glb view's user.gcfs.view.
+const ViewLevelGLB = "glb"
 
 // levelScenes adds level.glb to every level with a decoded gameplay and a
 // level core.
@@ -56,12 +49,12 @@ func (b *builder) levelScenes() {
 			continue
 		}
 		gp, lv := gp, lv
-		b.addLazyView(gp, "level.glb", ViewGLB, func() (encodedView, error) { return levelGLB(lv, gp, core.LevelCore(), cd) })
+		b.addLazyView(gp, "level.glb", ViewLevelGLB, func() (encodedView, error) { return levelGLB(lv, gp, core.LevelCore(), cd) })
 	}
 }
 
 // readWhole reads a node's bytes whole, bounded by --max-decoded.
-func readWhole(n *Node) ([]byte, error) {
+func readWholeView(n *Node) ([]byte, error) {
 	r, err := n.Open()
 	if err != nil {
 		return nil, err
@@ -84,10 +77,10 @@ func readWhole(n *Node) ([]byte, error) {
 func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node) (encodedView, error) {
 	in := levelscene.Input{Core: core}
 	var err error
-	if in.Gameplay, err = readWhole(gp); err != nil {
+	if in.Gameplay, err = readWholeView(gp); err != nil {
 		return encodedView{}, err
 	}
-	if in.CoreData, err = readWhole(cd); err != nil {
+	if in.CoreData, err = readWholeView(cd); err != nil {
 		return encodedView{}, err
 	}
 	var unread []string
@@ -103,7 +96,7 @@ func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node) (encodedView, error)
 			if n == nil || n.Kind != Decoded {
 				continue
 			}
-			if ch[j], err = readWhole(n); err != nil {
+			if ch[j], err = readWholeView(n); err != nil {
 				ch[j] = nil
 				unread = append(unread, fmt.Sprintf("chunk%d %s: %v", k, name, err))
 			}
