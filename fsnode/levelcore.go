@@ -60,6 +60,7 @@ func (b *builder) levelCores() {
 	for _, d := range dirs {
 		b.levelCore(d)
 	}
+	b.chunkMeshViews() // meshviews.go
 }
 
 func childNamed(d *Node, name string) *Node {
@@ -133,6 +134,7 @@ func (b *builder) levelCore(d *Node) {
 	for _, bl := range c.Blocks {
 		block(core, bl.Name, bl)
 	}
+	b.coreMeshViews(core) // tfrags.glb, collision.glb (meshviews.go)
 	classes := []struct {
 		dir string
 		cs  []levelcore.Class

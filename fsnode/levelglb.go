@@ -1,9 +1,7 @@
 package fsnode
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -18,9 +16,6 @@ import (
 // gameplay, core_data and chunk streams this file reads, encoded by package
 // gltf. What the scene leaves out (classes without a readable mesh, blocks
 // that do not read, the sky) is named in user.gcfs.left_out.
-
-// ViewLevelGLB is a glb view's user.gcfs.view.
-const ViewLevelGLB = "glb"
 
 // levelScenes adds level.glb to every level with a decoded gameplay and a
 // level core.
@@ -49,38 +44,18 @@ func (b *builder) levelScenes() {
 			continue
 		}
 		gp, lv := gp, lv
-		b.addLazyView(gp, "level.glb", ViewLevelGLB, func() (encodedView, error) { return levelGLB(lv, gp, core.LevelCore(), cd) })
+		b.addLazyView(gp, "level.glb", ViewGLB, func() (encodedView, error) { return levelGLB(lv, gp, core.LevelCore(), cd) })
 	}
-}
-
-// readWhole reads a node's bytes whole, bounded by --max-decoded.
-func readWholeView(n *Node) ([]byte, error) {
-	r, err := n.Open()
-	if err != nil {
-		return nil, err
-	}
-	size := r.Size()
-	if size > n.tree.opt.MaxDecoded {
-		return nil, fmt.Errorf("%s: %d bytes, more than --max-decoded (%d)", n.path, size, n.tree.opt.MaxDecoded)
-	}
-	b := make([]byte, size) // bounded by --max-decoded
-	if got, err := r.ReadAt(b, 0); int64(got) != size {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("%s: %w", n.path, err)
-	}
-	return b, nil
 }
 
 // levelGLB reads the level's decoded streams and encodes its scene.
 func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node) (encodedView, error) {
 	in := levelscene.Input{Core: core}
 	var err error
-	if in.Gameplay, err = readWholeView(gp); err != nil {
+	if in.Gameplay, err = readWhole(gp); err != nil {
 		return encodedView{}, err
 	}
-	if in.CoreData, err = readWholeView(cd); err != nil {
+	if in.CoreData, err = readWhole(cd); err != nil {
 		return encodedView{}, err
 	}
 	var unread []string
@@ -96,7 +71,7 @@ func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node) (encodedView, error)
 			if n == nil || n.Kind != Decoded {
 				continue
 			}
-			if ch[j], err = readWholeView(n); err != nil {
+			if ch[j], err = readWhole(n); err != nil {
 				ch[j] = nil
 				unread = append(unread, fmt.Sprintf("chunk%d %s: %v", k, name, err))
 			}

@@ -31,7 +31,7 @@ func TestLevelScene(t *testing.T) {
 		if v == nil {
 			t.Fatalf("%s: no level.glb", lv.Path())
 		}
-		if k, src := v.View(); k != ViewLevelGLB || src != lv.Child("gameplay") {
+		if k, src := v.View(); k != ViewGLB || src != lv.Child("gameplay") {
 			t.Errorf("%s: view %q of %v", v.Path(), k, src)
 		}
 		enc := tree.ViewEncodes()

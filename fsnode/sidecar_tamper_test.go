@@ -25,7 +25,7 @@ func rewriteSidecar(t *testing.T, file string, key [32]byte, fn func(k string, e
 	}
 	for k, e := range ents {
 		if strings.HasPrefix(k, "v") {
-			continue // a lazily sized view's size: lazyview_test.go tampers those
+			continue // a lazily sized view's entry: lazyview_test.go tampers with those
 		}
 		fn(k, e)
 	}

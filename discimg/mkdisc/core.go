@@ -206,8 +206,11 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 	d.SoundRemap = levelcore.SoundRemapBlob(4+rng.IntN(12), func(i int) byte { return byte(i*3 + 1) })
 	d.Occlusion = coreBlock(rng, blockSize(map[bool]int{true: 0x400, false: 24 << 10}[small]))
 	d.Sky = coreBlock(rng, blockSize(map[bool]int{true: 0x800, false: 48 << 10}[small]))
-	d.Collision = coreBlock(rng, blockSize(map[bool]int{true: 0x1000, false: 200 << 10}[small]))
-	d.Tfrags = coreBlock(rng, 0x1000)
+	// tfrags and collision of known geometry (meshes.go)
+	frags, cells := meshCounts(small)
+	tfragSeed := rng.Uint32()
+	d.Collision, _ = CollisionBlock(rng.Uint32(), cells, blockSize(map[bool]int{true: 0x1000, false: 200 << 10}[small]))
+	d.Tfrags, _ = TfragsBlock(tfragSeed, frags, n.tfragTex, 0x1000)
 	b, err := levelcore.Build(d)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
@@ -218,7 +221,7 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 	if rest := plain - len(b.Data); rest > 0 {
 		// tfrags take the rest, as the core's tfrag region is padded to the
 		// largest chunk's
-		d.Tfrags = coreBlock(rng, 0x1000+rest)
+		d.Tfrags, _ = TfragsBlock(tfragSeed, frags, n.tfragTex, 0x1000+rest)
 		if b, err = levelcore.Build(d); err != nil {
 			return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
 		}
@@ -227,6 +230,7 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
 	}
+	g.levelDescs.Store(row.File, d) // the chunks' glbs embed its tfrag textures (meshes.go)
 	return b, files, nil
 }
 
@@ -280,14 +284,23 @@ func coreFiles(d *levelcore.Desc, b *levelcore.Built) ([]ManifestEntry, error) {
 		tfragEnd = h.Occlusion
 	}
 	file("tfrags", b.Data[h.Tfrags:tfragEnd])
+	var collision []byte
 	for _, blk := range []struct {
 		name string
 		at   int32
 	}{{"occlusion", h.Occlusion}, {"sky", h.Sky}, {"collision", h.Collision}} {
 		if blk.at != 0 {
 			file(blk.name, block(int64(blk.at)))
+			if blk.name == "collision" {
+				collision = block(int64(blk.at))
+			}
 		}
 	}
+	glbs, gerr := meshFiles("core/", d, b.Data[h.Tfrags:tfragEnd], collision) // meshes.go
+	if gerr != nil {
+		return nil, gerr
+	}
+	out = append(out, glbs...)
 	tex := func(t levelcore.TextureDesc) (int, int, []byte, []byte) {
 		return t.Width, t.Height, d.Pixels[t.Pixels], d.Palettes[t.Palette]
 	}

@@ -297,24 +297,10 @@ func gameplayJSON(path string, plain []byte) []byte {
 	return b.Bytes()
 }
 
-// keepAsset is makeStreamOf's content for asset-like bytes that are kept
-// (st.plain) until the level's scene is made from them.
-func keepAsset(tag string) func(rng *rand.Rand, n int) ([]byte, []treeEntry) {
-	return func(rng *rand.Rand, n int) ([]byte, []treeEntry) { return assetData(rng, tag, n), nil }
-}
-
 // levelGLB is the tree's G/LEVELn.WAD/level.glb of a level whose lumps are
-// built (package levelscene over the same decoded bytes the tree reads); the
-// chunk streams' kept bytes are dropped after.
+// built (package levelscene over the same decoded bytes the tree reads).
 func levelGLB(row levelRow, lumps [levelSlots]*lumpContent) []ManifestEntry {
 	gp, data := lumps[slotGameplay], lumps[slotData]
-	defer func() {
-		for k := 0; k < 3; k++ {
-			if l := lumps[slotChunk0+k]; l != nil && l.chunk[0] != nil {
-				l.chunk[0].plain, l.chunk[1].plain = nil, nil
-			}
-		}
-	}()
 	if gp == nil || gp.decoded == nil || data == nil || data.core == nil {
 		return nil
 	}

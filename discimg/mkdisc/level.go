@@ -196,7 +196,7 @@ func (g *gen) chunkLump(row levelRow, k int, capacity int64) (*lumpContent, erro
 	if capacity > 0 {
 		tfragCap = capacity / 3
 	}
-	tfrag, err := makeStreamOf(rng, "chnktfrag", g.plain(int(float64(capacity)*0.4), 10<<10+rng.IntN(8<<10)), tfragCap, keepAsset("chnktfrag"))
+	tfrag, err := makeStreamOf(rng, "chnktfrag", g.plain(int(float64(capacity)*0.4), 10<<10+rng.IntN(8<<10)), tfragCap, meshContent(true, g.small()))
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func (g *gen) chunkLump(row levelRow, k int, capacity int64) (*lumpContent, erro
 	if capacity > 0 {
 		collCap = capacity - collOff
 	}
-	cs, err := makeStreamOf(rng, "chunkcoll", coll, collCap, keepAsset("chunkcoll"))
+	cs, err := makeStreamOf(rng, "chunkcoll", coll, collCap, meshContent(false, g.small()))
 	if err != nil {
 		return nil, err
 	}
@@ -218,6 +218,11 @@ func (g *gen) chunkLump(row levelRow, k int, capacity int64) (*lumpContent, erro
 	l.f.size = collOff + int64(len(cs.data))
 	l.chunk = [2]*stream{&tfrag, &cs}
 	l.chunkOffs = [2]int64{16, collOff}
+	if d, ok := g.levelDescs.Load(row.File); ok {
+		if l.extra, err = meshFiles("", d.(*levelcore.Desc), tfrag.plain, cs.plain); err != nil {
+			return nil, err
+		}
+	}
 	return l, nil
 }
 

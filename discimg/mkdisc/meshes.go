@@ -2,10 +2,14 @@ package mkdisc
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"gcfs/assets"
 	"gcfs/codec"
+	"gcfs/discimg/levelcore"
+	"gcfs/gltf"
 	"gcfs/mesh"
 )
 
@@ -581,4 +585,65 @@ func CollisionOf(b []byte) (*mesh.Mesh, bool) {
 		return nil, false
 	}
 	return m, true
+}
+
+// Fragment and cell counts of the layouts' mesh blocks.
+func meshCounts(small bool) (fragments, cells int) {
+	if small {
+		return 6, 8
+	}
+	return 300, 120
+}
+
+// meshContent is makeStreamOf's content for a chunk's tfrags (tfrags true)
+// or collision stream: a block of known geometry padded to about n bytes.
+// Chunk tfrags name the first 3 entries of the tfrag texture table (every
+// layout's table has at least 3).
+func meshContent(tfrags, small bool) func(rng *rand.Rand, n int) ([]byte, []treeEntry) {
+	frags, cells := meshCounts(small)
+	return func(rng *rand.Rand, n int) ([]byte, []treeEntry) {
+		if tfrags {
+			b, _ := TfragsBlock(rng.Uint32(), frags/2+1, 3, n)
+			return b, nil
+		}
+		b, _ := CollisionBlock(rng.Uint32(), cells/2, n)
+		return b, nil
+	}
+}
+
+// tfragPNG is the PNG of tfrag texture tex of a level's core, as the tree
+// shows it (core/textures/tfrag/NNN.png).
+func tfragPNG(d *levelcore.Desc, tex int32) ([]byte, error) {
+	if tex < 0 || int(tex) >= len(d.TfragTextures) {
+		return nil, fmt.Errorf("tfrag texture %d of %d", tex, len(d.TfragTextures))
+	}
+	t := d.TfragTextures[tex]
+	img, err := assets.DecodeIndexed8(t.Width, t.Height, d.Pixels[t.Pixels], d.Palettes[t.Palette])
+	if err != nil {
+		return nil, err
+	}
+	return assets.EncodePNG(img), nil
+}
+
+// meshFiles are the glb views the tree shows beside a tfrags and a
+// collision block (paths prefix+"tfrags.glb", prefix+"collision.glb"),
+// written by the writer the tree uses (gltf.EncodeTfrags,
+// EncodeCollision); a nil block has none.
+func meshFiles(prefix string, d *levelcore.Desc, tfrags, collision []byte) ([]ManifestEntry, error) {
+	var out []ManifestEntry
+	if tfrags != nil {
+		glb, _, err := gltf.EncodeTfrags("tfrags", tfrags, func(tex int32) ([]byte, error) { return tfragPNG(d, tex) })
+		if err != nil {
+			return nil, fmt.Errorf("%stfrags.glb: %w", prefix, err)
+		}
+		out = append(out, ManifestEntry{Path: prefix + "tfrags.glb", Size: int64(len(glb)), SHA1: sha1Hex(glb)})
+	}
+	if collision != nil {
+		glb, _, err := gltf.EncodeCollision("collision", collision)
+		if err != nil {
+			return nil, fmt.Errorf("%scollision.glb: %w", prefix, err)
+		}
+		out = append(out, ManifestEntry{Path: prefix + "collision.glb", Size: int64(len(glb)), SHA1: sha1Hex(glb)})
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 )
 
 // Readings, spelled as discimg reports them (discimg.Reading*); mkdisc does not
@@ -87,6 +88,9 @@ func (f *genFile) finishContainer(hdr []byte, info *ContainerInfo) error {
 type gen struct {
 	layout Layout
 	seed   int64
+	// levelDescs: a level's core description by row.File, for its chunks'
+	// glb views (meshes.go)
+	levelDescs sync.Map
 }
 
 func (g *gen) small() bool { return g.layout == Small }

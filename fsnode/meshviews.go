@@ -1,0 +1,165 @@
+package fsnode
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"gcfs/discimg"
+	"gcfs/gltf"
+	"gcfs/mesh"
+)
+
+// Mesh views (SPEC "Meshes as glTF"): tfrags.glb and collision.glb beside
+// the level core's tfrags and collision blocks (data.d/core/) and beside the
+// decoded tfrags and collision streams of every chunk<i>.d/. Each is a
+// lazily sized view (lazyview.go): its size is known once it is encoded, at
+// its first lookup, and kept (and in the index sidecar). The mesh readers
+// are package mesh's, the writer package gltf's; this file composes them.
+
+// ViewGLB is the user.gcfs.view of a binary glTF view.
+const ViewGLB = "glb"
+
+// meshKind is what a mesh view reads its source as.
+type meshKind int
+
+const (
+	meshTfrags meshKind = iota
+	meshCollision
+)
+
+// coreMeshViews adds tfrags.glb and collision.glb beside the core's blocks;
+// tfrag textures are the PNG views under core/textures/tfrag/.
+func (b *builder) coreMeshViews(core *Node) {
+	for _, c := range append([]*Node(nil), core.Children...) {
+		switch c.Name {
+		case "tfrags":
+			b.meshView(c, meshTfrags, func() *Node { return core })
+		case "collision":
+			b.meshView(c, meshCollision, nil)
+		}
+	}
+}
+
+// chunkMeshViews adds tfrags.glb and collision.glb beside the decoded
+// streams of every chunk lump's chunk<i>.d/; their tfrag textures are the
+// level's (data.d/core/ of the same container).
+func (b *builder) chunkMeshViews() {
+	var dirs []*Node
+	var walk func(d *Node)
+	walk = func(d *Node) {
+		for _, c := range d.Children {
+			if c.Kind != Dir {
+				continue
+			}
+			if c.parts != nil && c.parts.Layout == discimg.PartsChunk {
+				dirs = append(dirs, c)
+			}
+			walk(c)
+		}
+	}
+	walk(b.t.Root)
+	for _, d := range dirs {
+		level := d.Parent
+		core := func() *Node {
+			for _, c := range level.Children {
+				if c.Kind == Dir && c.parts != nil && c.parts.Layout == discimg.PartsDataLump {
+					return childNamed(c, "core")
+				}
+			}
+			return nil
+		}
+		for _, c := range append([]*Node(nil), d.Children...) {
+			if c.Kind != Decoded {
+				continue
+			}
+			switch c.Name {
+			case "tfrags":
+				b.meshView(c, meshTfrags, core)
+			case "collision":
+				b.meshView(c, meshCollision, nil)
+			}
+		}
+	}
+}
+
+// meshView adds NAME.glb beside src; core, for tfrags, finds the level core
+// directory whose textures/tfrag/ the tfrags' textures are.
+func (b *builder) meshView(src *Node, kind meshKind, core func() *Node) {
+	var v *Node
+	v = b.addLazyView(src, src.Name+".glb", ViewGLB, func() (encodedView, error) {
+		return encodeMeshView(v, src, kind, core)
+	})
+}
+
+// readWhole reads a node's bytes (bounded by --max-decoded).
+func readWhole(n *Node) ([]byte, error) {
+	size := n.Size()
+	if err := n.Err(); err != nil {
+		return nil, err
+	}
+	if size > n.tree.opt.MaxDecoded {
+		return nil, fmt.Errorf("%s: %d bytes, more than --max-decoded (%d)", n.path, size, n.tree.opt.MaxDecoded)
+	}
+	r, err := n.Open()
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, size) // bounded above
+	if got, err := r.ReadAt(buf, 0); int64(got) != size {
+		if err == nil || err == io.EOF {
+			err = fmt.Errorf("%s: %d of %d bytes", n.path, got, size)
+		}
+		return nil, err
+	}
+	return buf, nil
+}
+
+func encodeMeshView(v, src *Node, kind meshKind, core func() *Node) (encodedView, error) {
+	block, err := readWhole(src)
+	if err != nil {
+		return encodedView{}, err
+	}
+	var out []byte
+	var m *mesh.Mesh
+	switch kind {
+	case meshTfrags:
+		out, m, err = gltf.EncodeTfrags(src.Name, block, func(tex int32) ([]byte, error) { return tfragPNG(core, tex) })
+	default:
+		out, m, err = gltf.EncodeCollision(src.Name, block)
+	}
+	if err != nil {
+		return encodedView{}, err
+	}
+	return encodedView{data: out, attrs: []Attr{
+		{"vertices", strconv.Itoa(len(m.Positions))},
+		{"triangles", strconv.Itoa(len(m.Triangles))},
+	}}, nil
+}
+
+// tfragPNG is the bytes of the level's tfrag texture tex's PNG view
+// (core/textures/tfrag/NNN.png).
+func tfragPNG(core func() *Node, tex int32) ([]byte, error) {
+	var table *Node
+	if c := core(); c != nil {
+		if t := c.Child("textures"); t != nil {
+			table = t.Child("tfrag")
+		}
+	}
+	var png *Node
+	if table != nil && tex >= 0 {
+		png = table.Child(fmt.Sprintf("%03d.png", tex))
+	}
+	if png == nil {
+		n := 0
+		if table != nil {
+			n = len(table.Children)
+		}
+		return nil, fmt.Errorf("tfrag texture %d is past the level's tfrag texture table (%d entries)", tex, n)
+	}
+	data, err := readWhole(png)
+	if err != nil {
+		return nil, fmt.Errorf("tfrag texture %d: %w", tex, err)
+	}
+	return data, nil
+}
