@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 
+	"gcfs/discimg"
 	"gcfs/discimg/gameplay"
 )
 
@@ -88,7 +89,16 @@ func (b *builder) gameplayBlocks(n *Node) {
 		b.t.logf("%s: no gameplay.d/: no block offset lies in the stream", where)
 		return
 	}
-	d := &Node{Name: "gameplay.d", Kind: Dir, Parent: n.Parent, tree: b.t}
+	// a part table like any NAME.d/ (info shows it; the rebuild knows the
+	// blocks are gameplay's bytes)
+	parts := &discimg.Parts{Layout: discimg.PartsGameplay, HeaderSize: gameplay.HeaderSize}
+	for _, bl := range blocks {
+		parts.Parts = append(parts.Parts, discimg.Part{Index: bl.Slot, Name: bl.Name, Offset: bl.Offset, Size: bl.Size, Expected: -1})
+	}
+	for _, p := range probs {
+		parts.Skipped = append(parts.Skipped, discimg.Skip{Index: int(p.Offset / 4), Name: p.Block, Reason: p.Reason})
+	}
+	d := &Node{Name: "gameplay.d", Kind: Dir, Parent: n.Parent, tree: b.t, parts: parts, partsOf: n}
 	for _, bl := range blocks {
 		d.Children = append(d.Children, &Node{Name: bl.Name, Kind: Nested, Parent: d, tree: b.t, within: n, woff: bl.Offset, size: bl.Size})
 	}
