@@ -100,6 +100,14 @@ func (b *builder) gameplayBlocks(n *Node) {
 	}
 	d := &Node{Name: "gameplay.d", Kind: Dir, Parent: n.Parent, tree: b.t, parts: parts, partsOf: n}
 	for _, bl := range blocks {
+		if b.parts >= maxPartNodes { // the tree's bound on part nodes, as expand keeps it
+			if !b.partsCapped {
+				b.t.logf("%s: more than %d parts in the tree: the rest are left out", where, maxPartNodes)
+				b.partsCapped = true
+			}
+			break
+		}
+		b.parts++
 		d.Children = append(d.Children, &Node{Name: bl.Name, Kind: Nested, Parent: d, tree: b.t, within: n, woff: bl.Offset, size: bl.Size})
 	}
 	n.Parent.Children = append(n.Parent.Children, d)
