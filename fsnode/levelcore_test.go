@@ -151,6 +151,18 @@ func TestLevelCoreBadInput(t *testing.T) {
 	if tree.Root.Child("G").Child("LEVEL2.WAD") == nil {
 		t.Fatal("LEVEL2.WAD lost")
 	}
+	// The tfrags name tfrag texture 000, now left out: no tfrags.glb, its
+	// source says why (collision.glb, which needs no texture, is served).
+	tg := mustLookup(t, tree, "G/LEVEL2.WAD/data.d/core/tfrags.glb")
+	if tg.Size() != 0 || !tg.ViewFailed() {
+		t.Errorf("tfrags.glb: size %d, failed %v", tg.Size(), tg.ViewFailed())
+	}
+	if err := mustLookup(t, tree, "G/LEVEL2.WAD/data.d/core/tfrags").ViewError(); err == nil || !strings.Contains(err.Error(), "tfrag texture 0 is past") {
+		t.Errorf("tfrags' view error: %v", err)
+	}
+	if cg := mustLookup(t, tree, "G/LEVEL2.WAD/data.d/core/collision.glb"); cg.Size() == 0 || cg.ViewFailed() {
+		t.Error("collision.glb not served")
+	}
 	checked := 0
 	for _, m := range res.Manifest {
 		if gone(m.Path) || !strings.HasPrefix(m.Path, "G/LEVEL2.WAD/") {
