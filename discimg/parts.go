@@ -18,6 +18,9 @@ const (
 	PartsChunk    PartLayout = "chunk-lump"
 	PartsIRX      PartLayout = "irx-bundle"
 	PartsItemList PartLayout = "item-list" // texlist / matlist
+	// PartsGameplay: a level's decoded gameplay, its blocks by the 39-offset
+	// header (package gameplay reads it; fsnode makes gameplay.d/).
+	PartsGameplay PartLayout = "gameplay"
 )
 
 // MaxParts bounds the parts of one list, whatever its count says: a list's

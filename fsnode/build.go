@@ -77,6 +77,8 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	}
 	b.views()
 	b.levelCores()
+	b.gameplays()
+	b.levelScenes()
 	b.finish(root)
 	t.assignInos()
 	t.orderFiles()

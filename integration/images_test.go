@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -204,27 +205,38 @@ func TestBlockDevice(t *testing.T) {
 func TestCHDBadHunkMount(t *testing.T) {
 	d := getDisc(t, "small")
 	src := chdOf(t, "raw-zlib", "createraw", "-hs", "4096", "-us", "2048", "-c", "zlib")
-	// A plain file of a few hunks, and where its first hunk is stored.
-	var victim lsEntry
+	// A plain file of a few hunks (bytes of the image: not a range of
+	// decoded content, not a view), and where its first hunk is stored.
+	var cands []lsEntry
 	for _, e := range d.entries {
-		if e.Type == "file" && e.Size > 16384 && e.Error == "" && (victim.Path == "" || e.Size < victim.Size) {
+		if e.Type == "file" && e.Size > 16384 && e.Error == "" {
+			cands = append(cands, e)
+		}
+	}
+	sort.Slice(cands, func(a, b int) bool { return cands[a].Size < cands[b].Size })
+	var victim lsEntry
+	var inf struct {
+		Offset *int64 `json:"offset"`
+		View   string `json:"view"`
+	}
+	for _, e := range cands {
+		out, err := gcfs("info", "--json", d.path, e.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inf.Offset, inf.View = nil, ""
+		if err := json.Unmarshal(out, &inf); err != nil {
+			t.Fatal(err)
+		}
+		if inf.Offset != nil && inf.View == "" {
 			victim = e
+			break
 		}
 	}
 	if victim.Path == "" {
 		t.Fatal("no plain file of more than 16 KiB on the disc")
 	}
-	out, err := gcfs("info", "--json", d.path, victim.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inf struct {
-		Offset int64 `json:"offset"`
-	}
-	if err := json.Unmarshal(out, &inf); err != nil {
-		t.Fatal(err)
-	}
-	hunk := inf.Offset/4096 + 1 // wholly inside the file
+	hunk := *inf.Offset/4096 + 1 // wholly inside the file
 	f, err := os.Open(src)
 	if err != nil {
 		t.Fatal(err)

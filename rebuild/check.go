@@ -59,6 +59,9 @@ func Check(orig, rebuilt *fsnode.Tree, l *Layout) error {
 		if n.Kind == fsnode.View || underEdit(n) {
 			return nil
 		}
+		if parts, of := n.Parts(); parts != nil && of != nil && (l.edited[canon(of).Path()] || underEdit(of)) {
+			return nil // the NAME.d/ of an edited file: its parts are the edit's
+		}
 		m, err := rebuilt.Lookup(p)
 		if err != nil {
 			add("%s: missing from the rebuilt disc", p)

@@ -257,6 +257,9 @@ func manifest(files []*genFile) []ManifestEntry {
 		for _, v := range views(path, e) {
 			out = append(out, pending{path: v.Path, size: v.Size, sum: v.SHA1})
 		}
+		for _, x := range e.beside {
+			out = append(out, pending{path: path[:strings.LastIndexByte(path, '/')+1] + x.Path, size: x.Size, sum: x.SHA1})
+		}
 		for _, x := range e.extra {
 			out = append(out, pending{path: path + ".d/" + x.Path, size: x.Size, sum: x.SHA1})
 		}

@@ -42,7 +42,9 @@ type lumpContent struct {
 	chunkOffs [2]int64
 	// extra: files the tree shows inside the lump's NAME.d/ that are no
 	// part of its table (the data lump's core/), paths relative to NAME.d/
-	extra []ManifestEntry
+	extra  []ManifestEntry
+	core   *levelcore.Built // the data lump: its level core (gameplay places its classes)
+	coreGS int64            // and the size of its gs_ram part
 }
 
 func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
@@ -76,7 +78,7 @@ func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
 		case s == slotData:
 			lumps[s], err = g.dataLump(row, c)
 		case s == slotGameplay:
-			lumps[s], err = g.gameplayLump(row, c)
+			lumps[s], err = g.gameplayLump(row, c, lumps[slotData])
 		case s >= slotChunk0 && s < slotChunk0+3:
 			lumps[s], err = g.chunkLump(row, s-slotChunk0, c)
 		default:
@@ -140,6 +142,9 @@ func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
 			f.content.put(base+c.Off, c.Data)
 		}
 		e := treeEntry{idx: s, name: lumpNames[s], off: base, n: n, decoded: l.decoded, parts: l.parts, extra: l.extra}
+		if s == slotGameplay {
+			e.beside = levelGLB(row, lumps)
+		}
 		if l.chunk[0] != nil {
 			// each stream runs to the other's start, the last to the lump's end
 			e.parts = []treeEntry{
@@ -158,23 +163,6 @@ func (g *gen) plain(retail, small int) int {
 		return small
 	}
 	return retail
-}
-
-func (g *gen) gameplayLump(row levelRow, capacity int64) (*lumpContent, error) {
-	rng := g.rng(row.File, "gameplay")
-	small := 20<<10 + rng.IntN(12<<10)
-	if row.File == "LEVEL0.WAD" {
-		small = 1280<<10 + rng.IntN(64<<10) // past one 1 MiB FUSE read, many decoded blocks
-	}
-	plain := g.plain(int(float64(capacity)*1.6), small)
-	st, err := makeStream(rng, "gameplay", min(plain, 2<<20), capacity-1)
-	if err != nil {
-		return nil, err
-	}
-	l := &lumpContent{decoded: &st}
-	l.f.size = int64(len(st.data))
-	l.f.put(0, st.data)
-	return l, nil
 }
 
 func (g *gen) rawLump(row levelRow, s int, capacity int64) (*lumpContent, error) {
@@ -288,6 +276,7 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 		return nil, err
 	}
 	l.extra = files
+	l.core = lc
 	ov := ratchetExecutable(g.rng(row.File, "data", "overlay"), int(g.plainN(320<<10, 8<<10)))
 	l.f.put(pos, ov)
 	setRange(0x00, pos, int64(len(ov)))
@@ -301,6 +290,7 @@ func (g *gen) dataLump(row levelRow, capacity int64) (*lumpContent, error) {
 	l.parts = append(l.parts, treeEntry{name: "core_index", off: pos, n: int64(len(lc.Index))})
 	pos = align(pos+int64(len(lc.Index)), 16)
 	gsSize := max(int64(len(lc.GS)), g.plainN(256<<10, 4<<10))
+	l.coreGS = gsSize
 	l.f.put(pos, lc.GS)
 	setRange(0x10, pos, gsSize)
 	l.parts = append(l.parts, treeEntry{name: "gs_ram", off: pos, n: gsSize})

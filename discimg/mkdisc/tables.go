@@ -40,6 +40,9 @@ type treeEntry struct {
 	// not list (the data lump's core/), with their sums; paths relative to
 	// NAME.d/.
 	extra []ManifestEntry
+	// beside are views in the entry's directory made from more than the
+	// entry (a level's level.glb), paths relative to that directory.
+	beside []ManifestEntry
 }
 
 // assetKind is what an entry holds, as the generator wrote it.

@@ -33,6 +33,9 @@ func views(path string, e treeEntry) []ManifestEntry {
 	one := func(p string, b []byte) []ManifestEntry {
 		return []ManifestEntry{{Path: p, Size: int64(len(b)), SHA1: sha1Hex(b)}}
 	}
+	if e.decoded != nil && e.decoded.tag == "gameplay" && e.decoded.plain != nil {
+		return one(path+".json", gameplayJSON(path, e.decoded.plain))
+	}
 	switch e.asset {
 	case assetPIF, assetRGBA:
 		decode := assets.DecodePIF

@@ -1,0 +1,219 @@
+package gameplay
+
+import (
+	"bufio"
+	"encoding/hex"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The document model: what Read makes of the stream, in the order it is
+// written. Keys are written in the order they were added (an Obj is a list,
+// not a map), so the document is the same bytes for the same stream.
+
+// Obj is a JSON object whose keys keep their order.
+type Obj []KV
+
+// KV is one key of an Obj.
+type KV struct {
+	Key string
+	Val any
+}
+
+// Arr is a JSON array.
+type Arr []any
+
+// Text is a string from the stream: its bytes as they are. It is written as a
+// JSON string in which valid UTF-8 stays as it is and every other byte is
+// written \u00XX; where that happens the object holding it also carries the
+// bytes in hex (see helpText), so nothing is lost.
+type Text []byte
+
+// Undecoded is a block, record or field that is not decoded: where it lies in
+// the stream, its bytes and why.
+type Undecoded struct {
+	Offset int64
+	Bytes  []byte
+	Reason string // "" for data kept opaque by design
+}
+
+func (o *Obj) add(k string, v any) { *o = append(*o, KV{k, v}) }
+
+// Get is the value under key k (nil when absent).
+func (o Obj) Get(k string) any {
+	for _, kv := range o {
+		if kv.Key == k {
+			return kv.Val
+		}
+	}
+	return nil
+}
+
+// jsonWriter writes the model; its error is the first write error.
+type jsonWriter struct {
+	w   *bufio.Writer
+	buf []byte
+}
+
+// WriteJSON writes v (an Obj, Arr, Undecoded, Text, string, number, bool or
+// nil) as one JSON document, with a final newline.
+func WriteJSON(w io.Writer, v any) error {
+	jw := &jsonWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	jw.value(v, 0)
+	jw.w.WriteByte('\n')
+	return jw.w.Flush()
+}
+
+func (j *jsonWriter) indent(depth int) {
+	j.w.WriteByte('\n')
+	for i := 0; i < depth; i++ {
+		j.w.WriteString("  ")
+	}
+}
+
+func (j *jsonWriter) value(v any, depth int) {
+	switch x := v.(type) {
+	case nil:
+		j.w.WriteString("null")
+	case Obj:
+		if len(x) == 0 {
+			j.w.WriteString("{}")
+			return
+		}
+		j.w.WriteByte('{')
+		for i, kv := range x {
+			if i > 0 {
+				j.w.WriteByte(',')
+			}
+			j.indent(depth + 1)
+			j.str([]byte(kv.Key))
+			j.w.WriteString(": ")
+			j.value(kv.Val, depth+1)
+		}
+		j.indent(depth)
+		j.w.WriteByte('}')
+	case Arr:
+		if len(x) == 0 {
+			j.w.WriteString("[]")
+			return
+		}
+		// arrays of numbers (vectors, matrices) on one line
+		flat := true
+		for _, e := range x {
+			switch e.(type) {
+			case Obj, Arr, Undecoded:
+				flat = false
+			}
+		}
+		j.w.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				j.w.WriteByte(',')
+				if flat {
+					j.w.WriteByte(' ')
+				}
+			}
+			if !flat {
+				j.indent(depth + 1)
+			}
+			j.value(e, depth+1)
+		}
+		if !flat {
+			j.indent(depth)
+		}
+		j.w.WriteByte(']')
+	case Undecoded:
+		o := Obj{{"offset", x.Offset}, {"size", int64(len(x.Bytes))}}
+		if x.Reason != "" {
+			o.add("reason", x.Reason)
+		}
+		o.add("hex", hexString(x.Bytes))
+		j.value(o, depth)
+	case Text:
+		j.str(x)
+	case hexString:
+		j.w.WriteByte('"')
+		j.buf = hex.AppendEncode(j.buf[:0], x)
+		j.w.Write(j.buf)
+		j.w.WriteByte('"')
+	case string:
+		j.str([]byte(x))
+	case bool:
+		j.w.WriteString(strconv.FormatBool(x))
+	case int:
+		j.w.Write(strconv.AppendInt(j.buf[:0], int64(x), 10))
+	case int64:
+		j.w.Write(strconv.AppendInt(j.buf[:0], x, 10))
+	case int32:
+		j.w.Write(strconv.AppendInt(j.buf[:0], int64(x), 10))
+	case int16:
+		j.w.Write(strconv.AppendInt(j.buf[:0], int64(x), 10))
+	case uint32:
+		j.w.Write(strconv.AppendUint(j.buf[:0], uint64(x), 10))
+	case uint16:
+		j.w.Write(strconv.AppendUint(j.buf[:0], uint64(x), 10))
+	case uint8:
+		j.w.Write(strconv.AppendUint(j.buf[:0], uint64(x), 10))
+	case float32:
+		j.float(float64(x), 32)
+	case float64:
+		j.float(x, 64)
+	default:
+		panic("gameplay: no JSON form for a value of this type")
+	}
+}
+
+// float writes a finite number as the shortest decimal that reads back as
+// the same value; NaN and the infinities, which JSON has no number for, as
+// the strings "NaN", "+Inf", "-Inf".
+func (j *jsonWriter) float(f float64, bits int) {
+	switch {
+	case math.IsNaN(f):
+		j.w.WriteString(`"NaN"`)
+	case math.IsInf(f, 1):
+		j.w.WriteString(`"+Inf"`)
+	case math.IsInf(f, -1):
+		j.w.WriteString(`"-Inf"`)
+	default:
+		j.w.Write(strconv.AppendFloat(j.buf[:0], f, 'g', -1, bits))
+	}
+}
+
+// str writes b as a JSON string: valid UTF-8 as it is (but for the escapes
+// JSON needs), every byte of an invalid sequence as \u00XX.
+func (j *jsonWriter) str(b []byte) {
+	const hexd = "0123456789abcdef"
+	j.w.WriteByte('"')
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			c := b[0]
+			j.w.WriteString(`\u00`)
+			j.w.WriteByte(hexd[c>>4])
+			j.w.WriteByte(hexd[c&15])
+		case r == '"':
+			j.w.WriteString(`\"`)
+		case r == '\\':
+			j.w.WriteString(`\\`)
+		case r == '\n':
+			j.w.WriteString(`\n`)
+		case r == '\r':
+			j.w.WriteString(`\r`)
+		case r == '\t':
+			j.w.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029:
+			j.w.WriteString(`\u`)
+			j.w.WriteString(strconv.FormatInt(int64(r)|0x10000, 16)[1:])
+		default:
+			j.w.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	j.w.WriteByte('"')
+}
+
+// hexString is bytes written as a string of hex digits.
+type hexString []byte

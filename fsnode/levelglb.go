@@ -1,0 +1,95 @@
+package fsnode
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gcfs/discimg/levelcore"
+	"gcfs/gltf"
+	"gcfs/levelscene"
+)
+
+// The whole level as one scene (SPEC "The tree, third edition"):
+// G/LEVELn.WAD/level.glb, a lazily sized view of the level's gameplay (its
+// user.gcfs.source), assembled by package levelscene from the decoded
+// gameplay, core_data and chunk streams this file reads, encoded by package
+// gltf. What the scene leaves out (classes without a readable mesh, blocks
+// that do not read, the sky) is named in user.gcfs.left_out.
+
+// levelScenes adds level.glb to every level with a decoded gameplay and a
+// level core.
+func (b *builder) levelScenes() {
+	var found []*Node
+	var walk func(d *Node)
+	walk = func(d *Node) {
+		for _, c := range d.Children {
+			switch {
+			case c.Kind == Dir:
+				walk(c)
+			case isLevelGameplay(c):
+				found = append(found, c)
+			}
+		}
+	}
+	walk(b.t.Root)
+	for _, gp := range found {
+		lv := gp.Parent
+		dd := childNamed(lv, "data.d")
+		if dd == nil || childNamed(lv, "level.glb") != nil {
+			continue
+		}
+		core, cd := childNamed(dd, "core"), childNamed(dd, "core_data")
+		if core == nil || core.LevelCore() == nil || cd == nil {
+			continue
+		}
+		gp, lv := gp, lv
+		b.addLazyView(gp, "level.glb", ViewGLB, func() (encodedView, error) { return levelGLB(lv, gp, core.LevelCore(), cd) })
+	}
+}
+
+// levelGLB reads the level's decoded streams and encodes its scene.
+func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node) (encodedView, error) {
+	in := levelscene.Input{Core: core}
+	var err error
+	if in.Gameplay, err = readWhole(gp); err != nil {
+		return encodedView{}, err
+	}
+	if in.CoreData, err = readWhole(cd); err != nil {
+		return encodedView{}, err
+	}
+	var unread []string
+	for k := 0; k < 3; k++ {
+		d := childNamed(lv, fmt.Sprintf("chunk%d.d", k))
+		var ch [2][]byte
+		if d == nil {
+			in.Chunks = append(in.Chunks, ch)
+			continue
+		}
+		for j, name := range []string{"tfrags", "collision"} {
+			n := childNamed(d, name)
+			if n == nil || n.Kind != Decoded {
+				continue
+			}
+			if ch[j], err = readWhole(n); err != nil {
+				ch[j] = nil
+				unread = append(unread, fmt.Sprintf("chunk%d %s: %v", k, name, err))
+			}
+		}
+		in.Chunks = append(in.Chunks, ch)
+	}
+	res, err := levelscene.Build(in)
+	if err != nil {
+		return encodedView{}, err
+	}
+	out, err := gltf.Encode(res.Scene)
+	if err != nil {
+		return encodedView{}, err
+	}
+	return encodedView{data: out, attrs: []Attr{
+		{Name: "meshes", Value: strconv.Itoa(len(res.Scene.Meshes))},
+		{Name: "nodes", Value: strconv.Itoa(len(res.Scene.Nodes))},
+		{Name: "instances_left_out", Value: strconv.Itoa(res.InstancesLeftOut)},
+		{Name: "left_out", Value: strings.Join(append(res.LeftOut, unread...), "; ")},
+	}}, nil
+}

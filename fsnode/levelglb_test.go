@@ -1,0 +1,106 @@
+package fsnode
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gcfs/discimg/gameplay"
+	"gcfs/gltf/gltftest"
+)
+
+// TestLevelScene: every level's level.glb is exactly as long as its size
+// (sized once, at the first lookup), passes the glTF validator, has one
+// node per placed instance named by kind, class and uid, one mesh per class
+// (never a node of a class left out), and counts the instances it leaves
+// out: placed + left out = the gameplay's records.
+func TestLevelScene(t *testing.T) {
+	path, _ := small(t)
+	tree, logs := openDisc(t, path, -1, Options{CacheSize: 64 << 20})
+	dir := t.TempDir()
+	var files []string
+	for _, lv := range tree.Root.Child("G").Children {
+		v := lv.Child("level.glb")
+		if lv.Child("gameplay") == nil || lv.Child("data.d") == nil {
+			continue
+		}
+		if v == nil {
+			t.Fatalf("%s: no level.glb", lv.Path())
+		}
+		if k, src := v.View(); k != ViewGLB || src != lv.Child("gameplay") {
+			t.Errorf("%s: view %q of %v", v.Path(), k, src)
+		}
+		enc := tree.ViewEncodes()
+		size := v.Size()
+		if v.Size() != size || tree.ViewEncodes() != enc+1 {
+			t.Errorf("%s: sized by %d encodes", v.Path(), tree.ViewEncodes()-enc)
+		}
+		b := readAll(t, v)
+		if int64(len(b)) != size || len(b) < 20 {
+			t.Fatalf("%s: %d bytes read, size %d", v.Path(), len(b), size)
+		}
+		n := binary.LittleEndian.Uint32(b[12:])
+		var doc struct {
+			Nodes []struct {
+				Name     string `json:"name"`
+				Mesh     *int   `json:"mesh"`
+				Children []int  `json:"children"`
+			} `json:"nodes"`
+			Meshes []struct {
+				Name string `json:"name"`
+			} `json:"meshes"`
+		}
+		if err := json.Unmarshal(b[20:20+n], &doc); err != nil {
+			t.Fatalf("%s: JSON chunk: %v", v.Path(), err)
+		}
+		g, err := gameplay.Read(readAll(t, lv.Child("gameplay")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		placed := 0
+		for _, nd := range doc.Nodes {
+			for _, kind := range []string{"moby_", "tie_", "shrub_"} {
+				if !strings.HasPrefix(nd.Name, kind) {
+					continue
+				}
+				placed++
+				if nd.Mesh == nil {
+					t.Fatalf("%s: node %s without a mesh", v.Path(), nd.Name)
+				}
+				// moby_<o_class>_<uid>: the mesh is its class's
+				class := strings.Split(nd.Name, "_")[1]
+				if want := kind + class; doc.Meshes[*nd.Mesh].Name != want {
+					t.Fatalf("%s: node %s uses mesh %s", v.Path(), nd.Name, doc.Meshes[*nd.Mesh].Name)
+				}
+			}
+		}
+		left, _ := v.Xattr(XattrPrefix + "instances_left_out")
+		nl, _ := strconv.Atoi(left)
+		records := len(g.Mobies) + len(g.Ties) + len(g.Shrubs)
+		if placed+nl != records || placed == 0 {
+			t.Errorf("%s: %d nodes placed + %d left out, %d records", v.Path(), placed, nl, records)
+		}
+		if len(doc.Nodes) > records+3*4+8 {
+			t.Errorf("%s: %d nodes for %d records", v.Path(), len(doc.Nodes), records)
+		}
+		if lo, _ := v.Xattr(XattrPrefix + "left_out"); nl > 0 && !strings.Contains(lo, "moby ") && !strings.Contains(lo, "tie ") && !strings.Contains(lo, "shrub ") {
+			t.Errorf("%s: %d instances left out, left_out says %q", v.Path(), nl, lo)
+		}
+		p := filepath.Join(dir, strings.ReplaceAll(lv.Name, ".", "_")+".glb")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	if len(files) < 20 {
+		t.Fatalf("%d level scenes", len(files))
+	}
+	if len(logs.Lines()) != 0 {
+		t.Errorf("logged %q", logs.Lines())
+	}
+	gltftest.RequireValid(t, gltftest.Validate(t, files...))
+}

@@ -1,0 +1,305 @@
+// Package levelscene assembles a whole level as one glTF scene (SPEC "The
+// tree, third edition", the whole level as one scene): the tfrags of the
+// core and of every chunk, one mesh per class that instances use, one node
+// per tie, shrub and moby instance placed by its matrix or
+// position/rotation/scale (LEVEL-CORE §2.8), named moby_<o_class>_<uid>,
+// tie_<o_class>_<uid>, shrub_<o_class>_<index>, and the collision (core and
+// chunks) as a hidden node tree. It is FUSE-free: callers hand it decoded
+// bytes (the tree's level.glb view, mkdisc's manifest), package gltf encodes
+// the Scene.
+//
+// A class whose mesh cannot be read (no class in the core, no block, a
+// reader's error, no triangles) is left out with its instances and named
+// in Result.LeftOut; no node references a missing mesh, and the node count
+// is bounded by the records (one a record, one a static block, five group
+// nodes). The sky is left out (no reader yet). Materials are one per texture
+// the meshes reference, named by table and index and coloured apart, without
+// their PNGs (the class views carry those).
+package levelscene
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"sort"
+
+	"gcfs/discimg/gameplay"
+	"gcfs/discimg/levelcore"
+	"gcfs/gltf"
+	"gcfs/mesh"
+)
+
+// sceneBuilder assembles a level's Scene.
+type sceneBuilder struct {
+	s         gltf.Scene
+	materials map[string]int
+	leftOut   []string
+}
+
+func (sb *sceneBuilder) material(name string) int {
+	if i, ok := sb.materials[name]; ok {
+		return i
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	v := h.Sum32()
+	c := func(k uint) float32 { return 0.25 + 0.75*float32((v>>k)&0xff)/255 }
+	sb.s.Materials = append(sb.s.Materials, gltf.Material{Name: name, BaseColor: [4]float32{c(0), c(8), c(16), 1}})
+	sb.materials[name] = len(sb.s.Materials) - 1
+	return len(sb.s.Materials) - 1
+}
+
+// addMesh adds m as a Scene mesh whose triangles' Tex name their material
+// through texName; -1 when it has no triangles.
+func (sb *sceneBuilder) addMesh(name string, m *mesh.Mesh, texName func(tex int32) string) int {
+	if m == nil || len(m.Triangles) == 0 {
+		return -1
+	}
+	mat := map[int32]int{}
+	for _, t := range m.Triangles {
+		if _, ok := mat[t.Tex]; !ok && t.Tex != mesh.NoTexture {
+			mat[t.Tex] = sb.material(texName(t.Tex))
+		}
+	}
+	sb.s.Meshes = append(sb.s.Meshes, gltf.Mesh{Name: name, Geometry: m, Material: mat})
+	return len(sb.s.Meshes) - 1
+}
+
+func (sb *sceneBuilder) node(n gltf.Node) int {
+	sb.s.Nodes = append(sb.s.Nodes, n)
+	return len(sb.s.Nodes) - 1
+}
+
+// mobyMatrix is T(position) · S(scale) · Rz · Ry · Rx (LEVEL-CORE §2.8),
+// column-major.
+func mobyMatrix(p, r [3]float32, s float32) [16]float32 {
+	cx, sx := math.Cos(float64(r[0])), math.Sin(float64(r[0]))
+	cy, sy := math.Cos(float64(r[1])), math.Sin(float64(r[1]))
+	cz, sz := math.Cos(float64(r[2])), math.Sin(float64(r[2]))
+	// R = Rz·Ry·Rx, rows
+	R := [3][3]float64{
+		{cz * cy, cz*sy*sx - sz*cx, cz*sy*cx + sz*sx},
+		{sz * cy, sz*sy*sx + cz*cx, sz*sy*cx - cz*sx},
+		{-sy, cy * sx, cy * cx},
+	}
+	var m [16]float32
+	for c := 0; c < 3; c++ {
+		for row := 0; row < 3; row++ {
+			m[4*c+row] = float32(R[row][c] * float64(s))
+		}
+	}
+	m[12], m[13], m[14], m[15] = p[0], p[1], p[2], 1
+	return m
+}
+
+// placed is an instance matrix as stored, with the file's 0.01 in the last
+// element made 1 (LEVEL-CORE §2.8).
+func placed(m [16]float32) [16]float32 {
+	m[3], m[7], m[11], m[15] = 0, 0, 0, 1
+	return m
+}
+
+func finite(m [16]float32) bool {
+	for _, v := range m {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Input is what a level's scene is made of: its decoded gameplay, its core
+// (the reading of core_index) and decoded core_data, and each chunk's
+// decoded tfrags and collision streams (nil where the level has none).
+type Input struct {
+	Gameplay []byte
+	Core     *levelcore.Core
+	CoreData []byte
+	Chunks   [][2][]byte
+}
+
+// Result is the scene and what it leaves out.
+type Result struct {
+	Scene *gltf.Scene
+	// LeftOut names each class whose instances are left out (and why), and
+	// each tfrag or collision block that does not read, and the sky.
+	LeftOut []string
+	// InstancesLeftOut counts the instances of those classes (and any whose
+	// transform is not finite).
+	InstancesLeftOut int
+}
+
+// Build assembles a level's scene. Only a gameplay shorter than its header
+// is an error; everything else that does not read is left out and named.
+func Build(in Input) (*Result, error) {
+	g, err := gameplay.Read(in.Gameplay)
+	if err != nil {
+		return nil, err
+	}
+	core, data := in.Core, in.CoreData
+	if core == nil {
+		core = &levelcore.Core{}
+	}
+	block := func(bl levelcore.Block) ([]byte, error) {
+		if bl.Offset < 0 || bl.Size < 0 || bl.Offset > int64(len(data)) || bl.Size > int64(len(data))-bl.Offset {
+			return nil, fmt.Errorf("block %#x+%#x outside core_data's %d bytes", bl.Offset, bl.Size, len(data))
+		}
+		return data[bl.Offset : bl.Offset+bl.Size], nil
+	}
+	sb := &sceneBuilder{materials: map[string]int{}}
+	var roots []int
+	// tfrags and collision: the core's blocks, then each chunk's streams
+	var tfragNodes, collNodes []int
+	addStatic := func(what, name string, b []byte, coll bool) {
+		var m *mesh.Mesh
+		var err error
+		if coll {
+			m, _, err = mesh.ReadCollision(b)
+		} else {
+			m, _, err = mesh.ReadTfrags(b)
+		}
+		if err != nil {
+			sb.leftOut = append(sb.leftOut, fmt.Sprintf("%s: %v", what, err))
+			return
+		}
+		texName := func(t int32) string { return fmt.Sprintf("tfrag_%03d", t) }
+		if coll {
+			texName = func(t int32) string { return fmt.Sprintf("col_%02x", t&0xff) }
+		}
+		mi := sb.addMesh(name, m, texName)
+		if mi < 0 {
+			sb.leftOut = append(sb.leftOut, what+": no triangles")
+			return
+		}
+		n := sb.node(gltf.Node{Name: name, Mesh: mi})
+		if coll {
+			collNodes = append(collNodes, n)
+		} else {
+			tfragNodes = append(tfragNodes, n)
+		}
+	}
+	for _, bl := range core.Blocks {
+		if bl.Name != "tfrags" && bl.Name != "collision" {
+			continue
+		}
+		b, err := block(bl)
+		if err != nil {
+			sb.leftOut = append(sb.leftOut, "core "+bl.Name+": "+err.Error())
+			continue
+		}
+		addStatic("core "+bl.Name, "core_"+bl.Name, b, bl.Name == "collision")
+	}
+	for k, ch := range in.Chunks {
+		for j, name := range []string{"tfrags", "collision"} {
+			if ch[j] == nil {
+				continue
+			}
+			addStatic(fmt.Sprintf("chunk%d %s", k, name), fmt.Sprintf("chunk%d_%s", k, name), ch[j], j == 1)
+		}
+	}
+	if len(tfragNodes) > 0 {
+		roots = append(roots, sb.node(gltf.Node{Name: "tfrags", Mesh: gltf.NoMesh, Children: tfragNodes}))
+	}
+	// classes: one mesh each, read the first time an instance needs it
+	type classKey struct {
+		kind levelcore.ClassKind
+		o    int32
+	}
+	classes := map[classKey]*levelcore.Class{}
+	for _, cs := range [][]levelcore.Class{core.Mobies, core.Ties, core.Shrubs} {
+		for i := range cs {
+			classes[classKey{cs[i].Kind, cs[i].OClass}] = &cs[i]
+		}
+	}
+	meshOf := map[classKey]int{}
+	var leftClasses []string
+	classMesh := func(kind levelcore.ClassKind, o int32) int {
+		k := classKey{kind, o}
+		if mi, ok := meshOf[k]; ok {
+			return mi
+		}
+		mi, why := -1, ""
+		cl := classes[k]
+		switch {
+		case cl == nil:
+			why = "no such class in the core"
+		case cl.Block == nil:
+			why = "no class block"
+		default:
+			b, err := block(*cl.Block)
+			var m *mesh.Mesh
+			if err == nil {
+				switch kind {
+				case levelcore.Moby:
+					m, err = mesh.ReadMoby(b, mesh.High, len(cl.Slots))
+				case levelcore.Tie:
+					m, err = mesh.ReadTie(b, len(cl.Slots))
+				default:
+					m, err = mesh.ReadShrub(b, len(cl.Slots))
+				}
+			}
+			if err != nil {
+				why = err.Error()
+				break
+			}
+			texName := func(t int32) string {
+				for _, s := range cl.Slots {
+					if int32(s.Slot) == t {
+						return fmt.Sprintf("%s_%03d", s.Texture.Table, s.TableIndex)
+					}
+				}
+				return fmt.Sprintf("%s_%d_slot%d", kind, o, t)
+			}
+			if mi = sb.addMesh(fmt.Sprintf("%s_%d", kind, o), m, texName); mi < 0 {
+				why = "no triangles"
+			}
+		}
+		if why != "" {
+			leftClasses = append(leftClasses, fmt.Sprintf("%s %d: %s", kind, o, why))
+		}
+		meshOf[k] = mi
+		return mi
+	}
+	group := func(name string, kids []int) {
+		if len(kids) > 0 {
+			roots = append(roots, sb.node(gltf.Node{Name: name, Mesh: gltf.NoMesh, Children: kids}))
+		}
+	}
+	skipped := 0
+	place := func(kind levelcore.ClassKind, o int32, name string, m [16]float32) int {
+		mi := classMesh(kind, o)
+		if mi < 0 || !finite(m) {
+			skipped++
+			return -1
+		}
+		return sb.node(gltf.Node{Name: name, Mesh: mi, Matrix: &m})
+	}
+	var kids []int
+	for _, t := range g.Ties {
+		if n := place(levelcore.Tie, t.OClass, fmt.Sprintf("tie_%d_%d", t.OClass, t.UID), placed(t.Matrix)); n >= 0 {
+			kids = append(kids, n)
+		}
+	}
+	group("ties", kids)
+	kids = nil
+	for _, s := range g.Shrubs {
+		if n := place(levelcore.Shrub, s.OClass, fmt.Sprintf("shrub_%d_%d", s.OClass, s.Index), placed(s.Matrix)); n >= 0 {
+			kids = append(kids, n)
+		}
+	}
+	group("shrubs", kids)
+	kids = nil
+	for _, m := range g.Mobies {
+		if n := place(levelcore.Moby, m.OClass, fmt.Sprintf("moby_%d_%d", m.OClass, m.UID), mobyMatrix(m.Position, m.Rotation, m.Scale)); n >= 0 {
+			kids = append(kids, n)
+		}
+	}
+	group("mobies", kids)
+	if len(collNodes) > 0 {
+		roots = append(roots, sb.node(gltf.Node{Name: "collision", Mesh: gltf.NoMesh, Children: collNodes, Hidden: true}))
+	}
+	sb.s.Roots = roots
+	sb.leftOut = append(sb.leftOut, "sky: no sky mesh reader")
+	sort.Strings(leftClasses)
+	return &Result{Scene: &sb.s, LeftOut: append(append([]string(nil), leftClasses...), sb.leftOut...), InstancesLeftOut: skipped}, nil
+}
