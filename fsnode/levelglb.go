@@ -15,7 +15,7 @@ import (
 // user.gcfs.source), assembled by package levelscene from the decoded
 // gameplay, core_data and chunk streams this file reads, encoded by package
 // gltf. What the scene leaves out (classes without a readable mesh, blocks
-// that do not read, the sky) is named in user.gcfs.left_out.
+// that do not read, a sky that does not) is named in user.gcfs.left_out.
 
 // levelScenes adds level.glb to every level with a decoded gameplay and a
 // level core.

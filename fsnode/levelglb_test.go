@@ -11,6 +11,7 @@ import (
 
 	"gcfs/discimg/gameplay"
 	"gcfs/gltf/gltftest"
+	"gcfs/mesh"
 )
 
 // TestLevelScene: every level's level.glb is exactly as long as its size
@@ -84,7 +85,28 @@ func TestLevelScene(t *testing.T) {
 		if placed+nl != records || placed == 0 {
 			t.Errorf("%s: %d nodes placed + %d left out, %d records", v.Path(), placed, nl, records)
 		}
-		if len(doc.Nodes) > records+3*4+8 {
+		// the sky: a node "sky" with one child a shell
+		shells := 0
+		if sky := lv.Child("data.d").Child("core").Child("sky"); sky != nil {
+			ms, err := mesh.ReadSky(readAll(t, sky))
+			if err != nil {
+				t.Fatalf("%s: %v", sky.Path(), err)
+			}
+			shells = len(ms)
+			found := false
+			for _, nd := range doc.Nodes {
+				if nd.Name == "sky" {
+					found = true
+					if len(nd.Children) != shells || nd.Mesh != nil {
+						t.Errorf("%s: sky node has %d children (mesh %v), the block %d shells", v.Path(), len(nd.Children), nd.Mesh, shells)
+					}
+				}
+			}
+			if !found && shells > 0 {
+				t.Errorf("%s: no sky node for %d shells", v.Path(), shells)
+			}
+		}
+		if len(doc.Nodes) > records+3*4+8+shells {
 			t.Errorf("%s: %d nodes for %d records", v.Path(), len(doc.Nodes), records)
 		}
 		if lo, _ := v.Xattr(XattrPrefix + "left_out"); nl > 0 && !strings.Contains(lo, "moby ") && !strings.Contains(lo, "tie ") && !strings.Contains(lo, "shrub ") {

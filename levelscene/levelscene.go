@@ -11,9 +11,10 @@
 // A class whose mesh cannot be read (no class in the core, no block, a
 // reader's error, no triangles) is left out with its instances and named
 // in Result.LeftOut; no node references a missing mesh, and the node count
-// is bounded by the records (one a record, one a static block, five group
-// nodes). The sky is left out (no reader yet). Materials are one per texture
-// the meshes reference, named by table and index and coloured apart, without
+// is bounded by the records (one a record, one a static block, one a sky
+// shell (at most 8), six group nodes). The sky is every shell of the sky
+// block, under a node "sky". Materials are one per texture the meshes
+// reference, named by table and index and coloured apart, without
 // their PNGs (the class views carry those).
 package levelscene
 
@@ -122,7 +123,7 @@ type Input struct {
 type Result struct {
 	Scene *gltf.Scene
 	// LeftOut names each class whose instances are left out (and why), and
-	// each tfrag or collision block that does not read, and the sky.
+	// each tfrag or collision block that does not read, and a sky that does not.
 	LeftOut []string
 	// InstancesLeftOut counts the instances of those classes (and any whose
 	// transform is not finite).
@@ -188,6 +189,28 @@ func Build(in Input) (*Result, error) {
 			continue
 		}
 		addStatic("core "+bl.Name, "core_"+bl.Name, b, bl.Name == "collision")
+	}
+	// the sky: every shell a mesh, under one "sky" node (LEVEL-CORE §2.6)
+	var skyNodes []int
+	for _, bl := range core.Blocks {
+		if bl.Name != "sky" {
+			continue
+		}
+		b, err := block(bl)
+		if err == nil {
+			var shells []mesh.Mesh
+			if shells, err = mesh.ReadSky(b); err == nil {
+				for i := range shells {
+					name := fmt.Sprintf("sky_shell%d", i)
+					if mi := sb.addMesh(name, &shells[i], func(t int32) string { return fmt.Sprintf("sky_%03d", t) }); mi >= 0 {
+						skyNodes = append(skyNodes, sb.node(gltf.Node{Name: name, Mesh: mi}))
+					}
+				}
+			}
+		}
+		if err != nil {
+			sb.leftOut = append(sb.leftOut, "sky: "+err.Error())
+		}
 	}
 	for k, ch := range in.Chunks {
 		for j, name := range []string{"tfrags", "collision"} {
@@ -295,11 +318,13 @@ func Build(in Input) (*Result, error) {
 		}
 	}
 	group("mobies", kids)
+	if len(skyNodes) > 0 {
+		roots = append(roots, sb.node(gltf.Node{Name: "sky", Mesh: gltf.NoMesh, Children: skyNodes}))
+	}
 	if len(collNodes) > 0 {
 		roots = append(roots, sb.node(gltf.Node{Name: "collision", Mesh: gltf.NoMesh, Children: collNodes, Hidden: true}))
 	}
 	sb.s.Roots = roots
-	sb.leftOut = append(sb.leftOut, "sky: no sky mesh reader")
 	sort.Strings(leftClasses)
 	return &Result{Scene: &sb.s, LeftOut: append(append([]string(nil), leftClasses...), sb.leftOut...), InstancesLeftOut: skipped}, nil
 }
