@@ -32,10 +32,11 @@ func serverRead(t testing.TB, pid int) int64 {
 	return 0
 }
 
-// findStat stats every file below dir, returning `stat`'s output.
+// findStatOut stats every file below dir but those in a level core's
+// sky.d/ (see TestMountIndexSidecar), returning `stat`'s output.
 func findStatOut(t testing.TB, dir string) []byte {
 	t.Helper()
-	out, err := exec.Command("sh", "-c", "cd \"$1\" && find . -type f -print0 | sort -z | xargs -0 stat -c '%n %s %i'", "sh", dir).CombinedOutput()
+	out, err := exec.Command("sh", "-c", "cd \"$1\" && find . -path '*/sky.d' -prune -o -type f -print0 | sort -z | xargs -0 stat -c '%n %s %i'", "sh", dir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("find|stat: %v %s", err, out)
 	}
@@ -46,7 +47,11 @@ func findStatOut(t testing.TB, dir string) []byte {
 // the server saves what it learned as it ends; a second mount of the same
 // image answers the same find|stat without reading streams (the server
 // reads almost nothing more than the FUSE requests); --no-index-cache
-// mounts neither read nor write one.
+// mounts neither read nor write one. A level core's sky.d/ is left out of
+// the find: listing sky.d/textures/ reads the sky block's header from
+// core_data on every mount (docs/tree.md: the one listing of the core that
+// reads core_data; the index cache does not keep it), which on the small
+// layout is most of what a second mount would read.
 func TestMountIndexSidecar(t *testing.T) {
 	d := getDisc(t, "small")
 	cache := t.TempDir()
