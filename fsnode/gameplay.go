@@ -26,19 +26,7 @@ const ViewJSON = "json"
 
 // gameplays adds gameplay.d/ beside every level's decoded gameplay.
 func (b *builder) gameplays() {
-	var found []*Node
-	var walk func(d *Node)
-	walk = func(d *Node) {
-		for _, c := range d.Children {
-			switch {
-			case c.Kind == Dir:
-				walk(c)
-			case isLevelGameplay(c):
-				found = append(found, c)
-			}
-		}
-	}
-	walk(b.t.Root)
+	found := nodesWhere(b.t.Root, isLevelGameplay)
 	for _, n := range found {
 		b.gameplayBlocks(n)
 	}

@@ -45,25 +45,38 @@ func (n *Node) LevelCore() *levelcore.Core {
 	return n.lc.core
 }
 
+// nodesWhere lists, in tree order, every node below root that match
+// accepts, descending into every directory: how the passes that add the
+// third edition's nodes find their sources (data lumps, chunk lumps, a
+// level's gameplay).
+func nodesWhere(root *Node, match func(*Node) bool) []*Node {
+	var found []*Node
+	var walk func(d *Node)
+	walk = func(d *Node) {
+		for _, c := range d.Children {
+			if match(c) {
+				found = append(found, c)
+			}
+			if c.Kind == Dir {
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	return found
+}
+
+// partsDir matches the NAME.d/ directories of a part table of layout l.
+func partsDir(l discimg.PartLayout) func(*Node) bool {
+	return func(c *Node) bool { return c.Kind == Dir && c.parts != nil && c.parts.Layout == l }
+}
+
 // levelCores adds core/ to every data lump's data.d/.
 func (b *builder) levelCores() {
 	if b.t.opt.NoLevelCore {
 		return
 	}
-	var dirs []*Node
-	var walk func(d *Node)
-	walk = func(d *Node) {
-		for _, c := range d.Children {
-			if c.Kind != Dir {
-				continue
-			}
-			if c.parts != nil && c.parts.Layout == discimg.PartsDataLump {
-				dirs = append(dirs, c)
-			}
-			walk(c)
-		}
-	}
-	walk(b.t.Root)
+	dirs := nodesWhere(b.t.Root, partsDir(discimg.PartsDataLump))
 	for _, d := range dirs {
 		b.levelCore(d)
 	}

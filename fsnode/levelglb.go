@@ -20,19 +20,7 @@ import (
 // levelScenes adds level.glb to every level with a decoded gameplay and a
 // level core.
 func (b *builder) levelScenes() {
-	var found []*Node
-	var walk func(d *Node)
-	walk = func(d *Node) {
-		for _, c := range d.Children {
-			switch {
-			case c.Kind == Dir:
-				walk(c)
-			case isLevelGameplay(c):
-				found = append(found, c)
-			}
-		}
-	}
-	walk(b.t.Root)
+	found := nodesWhere(b.t.Root, isLevelGameplay)
 	for _, gp := range found {
 		lv := gp.Parent
 		dd := childNamed(lv, "data.d")

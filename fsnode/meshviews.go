@@ -45,20 +45,7 @@ func (b *builder) coreMeshViews(core *Node) {
 // streams of every chunk lump's chunk<i>.d/; their tfrag textures are the
 // level's (data.d/core/ of the same container).
 func (b *builder) chunkMeshViews() {
-	var dirs []*Node
-	var walk func(d *Node)
-	walk = func(d *Node) {
-		for _, c := range d.Children {
-			if c.Kind != Dir {
-				continue
-			}
-			if c.parts != nil && c.parts.Layout == discimg.PartsChunk {
-				dirs = append(dirs, c)
-			}
-			walk(c)
-		}
-	}
-	walk(b.t.Root)
+	dirs := nodesWhere(b.t.Root, partsDir(discimg.PartsChunk))
 	for _, d := range dirs {
 		level := d.Parent
 		core := func() *Node {
