@@ -540,9 +540,11 @@ func serve(cfg *mountConfig, oi *openedImage) (err error) {
 		}()
 	}
 
-	// Keep the heap near what the cache may hold, so the server's RSS
-	// tracks --cache-size rather than the garbage collector's pacing.
-	debug.SetMemoryLimit(cfg.cacheSize + 48<<20)
+	// Keep the heap near what the cache may hold and the tree needs, so
+	// the server's RSS tracks --cache-size rather than the garbage
+	// collector's pacing (memlimit.go).
+	pacer := startMemPacer(cfg.cacheSize, func() int64 { return oi.cache.Stats().Bytes })
+	defer pacer.stop()
 	// Within that limit, collect less often than Go's default: the heap is
 	// mostly the cache's blocks, which a collection cannot free, and on a
 	// cold read of every decoded file the default pacing's cycles took a

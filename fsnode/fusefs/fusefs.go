@@ -82,6 +82,7 @@ type fsys struct {
 	readErrors atomic.Int64
 	ov         *overlay.Overlay // nil: read-only
 	root       *dirNode
+	kept       *keptListings // read-only mounts: the listing handles
 	// byName: the children of a directory sorted by name, for the few
 	// directories whose own are not (only a test's fake trees)
 	byName map[*mnode][]*mnode
@@ -203,12 +204,36 @@ func Mount(mountpoint string, t *fsnode.Tree, opt Options) (*fuse.Server, error)
 	root := NewRoot(t, opt)
 	fo := MountOptions(opt)
 	fo.RootStableAttr = &fs.StableAttr{Mode: fuse.S_IFDIR, Ino: rootIno(t.Root.Ino)}
-	srv, err := fs.Mount(mountpoint, root, fo)
+	srv, err := serve(mountpoint, root, fo, opt)
 	if err != nil {
 		return nil, err
 	}
 	if err := SetReadAhead(mountpoint, DefaultReadAhead); err != nil && opt.Debug && opt.Logf != nil {
 		opt.Logf("gcfs: readahead stays at the kernel's default: %v", err)
+	}
+	return srv, nil
+}
+
+// serve mounts root's tree at mountpoint and serves it in the background:
+// go-fuse's node bridge, behind keptListings on a read-only mount.
+func serve(mountpoint string, root fs.InodeEmbedder, fo *fs.Options, opt Options) (*fuse.Server, error) {
+	raw := fs.NewNodeFS(root, fo)
+	mo := fo.MountOptions
+	if opt.Overlay == nil {
+		k := newKeptListings(raw)
+		if d, ok := root.(*dirNode); ok {
+			d.sys.kept = k
+		}
+		raw = k
+		mo.ExtraCapabilities |= fuse.CAP_NO_OPENDIR_SUPPORT
+	}
+	srv, err := fuse.NewServer(raw, mountpoint, &mo)
+	if err != nil {
+		return nil, err
+	}
+	go srv.Serve()
+	if err := srv.WaitMount(); err != nil {
+		return nil, err // as fs.Mount: a mount that failed has no loop to end
 	}
 	return srv, nil
 }

@@ -150,7 +150,7 @@ func mountFakeRoot(t *testing.T, root *mnode, opt Options, img *os.File, imgSize
 	mo := MountOptions(opt)
 	mo.RootStableAttr = &fs.StableAttr{Mode: fuse.S_IFDIR, Ino: root.ino}
 	mnt := t.TempDir()
-	srv, err := fs.Mount(mnt, r, mo)
+	srv, err := serve(mnt, r, mo, opt)
 	if err != nil {
 		t.Fatalf("mount: %v", err)
 	}

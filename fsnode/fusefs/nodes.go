@@ -256,24 +256,38 @@ func (d *dirNode) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 }
 
 // OpendirHandle serves a listing the kernel may keep (FOPEN_CACHE_DIR): the
-// tree never changes while mounted.
+// tree never changes while mounted. A read-only mount never sees an OPENDIR
+// (listings.go answers it ENOSYS); this serves the overlay's mounts.
 func (d *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
 	d.listLazy(ctx)
-	return &dirHandle{ents: d.entries()}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+	return &dirHandle{d: d}, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
 }
 
-// dirHandle is one open directory: its listing and a position. Offsets are
-// positions + 1, as go-fuse numbers entries without one.
+// dirHandle is one open directory: a position in its listing. Offsets are
+// positions + 1, as go-fuse numbers entries without one. The listing is
+// made on the first read after an open or a seek and dropped once read to
+// its end: a read-only mount keeps one handle per directory for the
+// mount's life (listings.go), and the kernel keeps the listing itself.
 type dirHandle struct {
+	d    *dirNode
 	mu   sync.Mutex
-	ents []fuse.DirEntry
+	ents []fuse.DirEntry // nil: not made (or dropped at the end)
 	pos  int
+	done bool // read to the end since the last seek
 }
 
 func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Errno) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.done {
+		return nil, 0
+	}
+	if h.ents == nil {
+		h.d.listLazy(ctx)
+		h.ents = h.d.entries()
+	}
 	if h.pos >= len(h.ents) {
+		h.ents, h.done = nil, true
 		return nil, 0
 	}
 	e := h.ents[h.pos]
@@ -285,7 +299,10 @@ func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 func (h *dirHandle) Seekdir(ctx context.Context, off uint64) syscall.Errno {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.pos = int(min(off, uint64(len(h.ents))))
+	// Positions past the end read as the end; the listing is remade
+	// when the next read needs it.
+	h.pos = int(min(off, uint64(1<<31)))
+	h.done = false
 	return 0
 }
 

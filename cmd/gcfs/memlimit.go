@@ -1,0 +1,72 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync/atomic"
+)
+
+// memHeadroom is how far the server's heap may grow past what it holds
+// live (the cache's blocks and the tree) before a collection must run.
+const memHeadroom = 48 << 20
+
+// memLimitFor is the soft memory limit for a server whose cache may hold
+// budget bytes: the budget, the headroom, and the live heap that is not
+// the cache's (the tree, the inodes the kernel has looked up, open
+// handles), which grows with what was looked at. A fixed cache+headroom
+// limit sat below the live heap once a large tree's cache was full, and
+// the collector then ran without pause (capped at half the CPU): on the
+// retail tree's first find, with 72k nodes, it was 52% of the server's
+// time.
+func memLimitFor(budget, live, cached int64) int64 {
+	rest := live - cached
+	if rest < 0 {
+		rest = 0
+	}
+	return budget + memHeadroom + rest
+}
+
+// memPacer keeps the soft memory limit at memLimitFor after every
+// collection, from the collector's own count of the live heap (no
+// stop-the-world; it runs on the finalizer goroutine, once a cycle, so an
+// idle server is never woken for it).
+type memPacer struct {
+	budget  int64
+	cached  func() int64
+	stopped atomic.Bool
+	sample  []metrics.Sample
+}
+
+func startMemPacer(budget int64, cached func() int64) *memPacer {
+	p := &memPacer{budget: budget, cached: cached,
+		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	debug.SetMemoryLimit(memLimitFor(budget, 0, 0))
+	p.arm()
+	return p
+}
+
+// stop ends the pacing (the limit stays where it was).
+func (p *memPacer) stop() { p.stopped.Store(true) }
+
+// arm sets a finalizer on a fresh object that nothing references: the next
+// collection finds it dead and runs the finalizer, which paces and re-arms.
+func (p *memPacer) arm() {
+	t := new([16]byte)
+	runtime.SetFinalizer(t, func(*[16]byte) {
+		if p.stopped.Load() {
+			return
+		}
+		p.pace()
+		p.arm()
+	})
+}
+
+func (p *memPacer) pace() {
+	metrics.Read(p.sample)
+	var live int64
+	if p.sample[0].Value.Kind() == metrics.KindUint64 {
+		live = int64(p.sample[0].Value.Uint64())
+	}
+	debug.SetMemoryLimit(memLimitFor(p.budget, live, p.cached()))
+}
