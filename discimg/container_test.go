@@ -186,7 +186,7 @@ func TestMiscNames(t *testing.T) {
 	for _, e := range c.Extents {
 		got = append(got, e.Name)
 	}
-	if strings.Join(got, ",") != strings.Join(miscLayout.names, ",") || c.Family != "MISC" || !c.Named {
+	if strings.Join(got, ",") != strings.Join(layoutNames(miscLayout), ",") || c.Family != "MISC" || !c.Named {
 		t.Fatalf("MISC names %v (reading %s)", got, c.Reading)
 	}
 	if c.Extents[1].Layout != PartsIRX {
@@ -616,7 +616,7 @@ func TestEveryFamilyEveryReading(t *testing.T) {
 			case b.rd == ReadingStartList && fam.sceneStarts:
 				want0 = "scene00/00"
 			case fam.layout != nil && b.rd.Shape() == fam.layout.reading.Shape(): // names follow the shape, whatever the unit
-				want0 = fam.layout.names[0]
+				want0 = layoutNames(fam.layout)[0]
 			default:
 				want0 = strings.Repeat("0", numericWidth(b.entries))
 			}

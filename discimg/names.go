@@ -3,6 +3,7 @@ package discimg
 import (
 	"fmt"
 	"strconv"
+	"sync"
 )
 
 // Names of the entries of the families with a published layout (SPEC "The
@@ -26,15 +27,31 @@ type tableLayout struct {
 	reading Reading // the documented reading; names apply to any reading of its shape
 	unit    int     // table bytes per slot: 8 for ranges, 4 for start words
 	fields  []field
-	// names and layouts by table index, "" where no field names the index.
+	hs      int // the container header's size in bytes
+	// names and layouts by table index, "" where no field names the index:
+	// built on first use (table), some 3,200 strings that a process which
+	// never reads a container (gcfs wad, mkdisc) should not build at startup.
+	once    sync.Once
 	names   []string
 	layouts []PartLayout
 }
 
-// build fills names and layouts for a header of hs bytes. It panics on a
-// layout that does not fit its table (a programming error, caught by tests).
+// table returns the names and layouts by table index, built once.
+func (tl *tableLayout) table() (names []string, layouts []PartLayout) {
+	tl.once.Do(tl.fill)
+	return tl.names, tl.layouts
+}
+
+// build sets the header's size, hs bytes; table fills names and layouts.
 func (tl *tableLayout) build(hs int) *tableLayout {
-	n := (hs - 8) / tl.unit
+	tl.hs = hs
+	return tl
+}
+
+// fill fills names and layouts. It panics on a layout that does not fit its
+// table (a programming error, caught by tests).
+func (tl *tableLayout) fill() {
+	n := (tl.hs - 8) / tl.unit
 	tl.names = make([]string, n)
 	tl.layouts = make([]PartLayout, n)
 	for _, f := range tl.fields {
@@ -62,7 +79,6 @@ func (tl *tableLayout) build(hs int) *tableLayout {
 			}
 		}
 	}
-	return tl
 }
 
 func rangeTable(rd Reading, hs int, fields ...field) *tableLayout {
@@ -236,8 +252,10 @@ func (f family) appendName(b []byte, rd Reading, i, width int) ([]byte, PartLayo
 		return appendSceneRecordName(b, i), ""
 	case rd == ReadingStartList && f.sceneStarts && i < SceneStarts:
 		return appendSceneName(b, i), ""
-	case f.layout != nil && rd.Shape() == f.layout.reading.Shape() && i < len(f.layout.names) && f.layout.names[i] != "":
-		return append(b, f.layout.names[i]...), f.layout.layouts[i]
+	case f.layout != nil && rd.Shape() == f.layout.reading.Shape():
+		if names, layouts := f.layout.table(); i < len(names) && names[i] != "" {
+			return append(b, names[i]...), layouts[i]
+		}
 	}
 	return appendPadded(b, i, width), ""
 }

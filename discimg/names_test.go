@@ -30,10 +30,11 @@ func TestFamilyNames(t *testing.T) {
 		{audioNLayout, 514, 513, "thermanator_thaw"}, {audioNLayout, 514, 7, "bin_data/007"},
 		{audioLayout, 1534, 1533, "help_italian/255"}, {audioLayout, 1534, 253, "vendor/253"},
 	} {
-		if len(c.l.names) != c.n || c.l.names[c.i] != c.names {
-			t.Errorf("layout of %d names: %d, name %d %q, want %q", c.n, len(c.l.names), c.i, c.l.names[c.i], c.names)
+		names, _ := c.l.table()
+		if len(names) != c.n || names[c.i] != c.names {
+			t.Errorf("layout of %d names: %d, name %d %q, want %q", c.n, len(names), c.i, names[c.i], c.names)
 		}
-		for i, n := range c.l.names {
+		for i, n := range names {
 			if n == "" {
 				t.Errorf("%s layout: slot %d has no name", c.l.reading, i)
 			}
@@ -72,4 +73,10 @@ func TestStartListOfNamedFamily(t *testing.T) {
 	if c.Reading != ReadingStartList || len(c.Extents) != 14 || c.Extents[0].Name != "000" || c.Extents[13].Name != "013" {
 		t.Fatalf("reading %s, extents %+v", c.Reading, c.Extents)
 	}
+}
+
+// layoutNames is the names of a layout's table.
+func layoutNames(tl *tableLayout) []string {
+	names, _ := tl.table()
+	return names
 }

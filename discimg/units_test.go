@@ -20,7 +20,8 @@ func TestNamesWhateverTheUnit(t *testing.T) {
 		{"MISC.WAD", 0x40, miscLayout}, {"ARMOR.WAD", 0xf8, armorLayout}, {"BONUS.WAD", 0xa48, bonusLayout},
 		{"HUD.WAD", 0x1870, hudLayout}, {"MPEG.WAD", 0x328, mpegLayout}, {"AUDIO3.WAD", 0x1018, audioNLayout},
 	} {
-		n := len(f.l.names)
+		names, layouts := f.l.table()
+		n := len(names)
 		first := sectorsFor(int64(f.hs))
 		rng := rand.New(rand.NewPCG(uint64(f.hs), 18))
 		for _, rd := range []Reading{ReadingPairsBytes, ReadingPairsSectors} {
@@ -40,8 +41,8 @@ func TestNamesWhateverTheUnit(t *testing.T) {
 					t.Fatalf("%d extents, want %d", len(c.Extents), n)
 				}
 				for i, e := range c.Extents {
-					if e.Name != f.l.names[i] || e.Layout != f.l.layouts[i] {
-						t.Fatalf("extent %d named %q (layout %q), want %q (%q)", i, e.Name, e.Layout, f.l.names[i], f.l.layouts[i])
+					if e.Name != names[i] || e.Layout != layouts[i] {
+						t.Fatalf("extent %d named %q (layout %q), want %q (%q)", i, e.Name, e.Layout, names[i], layouts[i])
 					}
 				}
 				other := rd != f.l.reading

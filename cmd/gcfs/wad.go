@@ -188,20 +188,43 @@ func wadDecompress(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	name, dst := c.Args().Get(0), c.Args().Get(1)
+	if dst != "-" && wadWorkers(c.Int("workers")) == 1 {
+		return wadDecompressTo(c, name, dst, opt)
+	}
 	var src []byte
-	name := c.Args().Get(0)
-	if big, unmap, ok := wadReadBig(name); ok && name != "-" {
+	if big, unmap, ok := wadReadBig(name); ok {
 		defer unmap()
 		src = big
 	} else if src, name, err = wadReadInput(c, name); err != nil {
 		return err
 	}
-	if dst := c.Args().Get(1); dst != "-" && wadWorkers(c.Int("workers")) == 1 {
-		// Sequential into a file: written as it decodes (codec.DecodeTo),
-		// with no whole-output buffer to fault in page by page. The heap
-		// holds one 560 KiB buffer: nothing for a collection to do.
-		debug.SetGCPercent(-1)
-		return wadWriteFile(dst, func(f *os.File) error {
+	out, release, err := wadDecode(src, opt, c.Int("workers"))
+	defer release()
+	if err != nil {
+		return wadStreamError(name, err, int64(len(out)))
+	}
+	return wadWriteOutput(c, dst, out)
+}
+
+// wadDecompressTo is the sequential decompress into a file: the input file
+// mapped (wadMapFile), the output written as it decodes (codec.DecodeTo),
+// with no whole-output buffer to fault in page by page. The heap holds one
+// 560 KiB buffer: nothing for a collection to do. On any error OUT is left
+// as it was (wadWriteFile): a partial decode is never renamed into place.
+func wadDecompressTo(c *cli.Context, name, dst string, opt codec.Options) error {
+	debug.SetGCPercent(-1)
+	src, unmap, mapped := wadMapFile(name)
+	if mapped {
+		defer unmap()
+	} else {
+		var err error
+		if src, name, err = wadReadInput(c, name); err != nil {
+			return err
+		}
+	}
+	return wadWriteFile(dst, func(f *os.File) error {
+		return wadFaultsAsErrors(name, func() error {
 			w := &recordingWriter{w: f}
 			clean, err := codec.DecodeTo(w, src, opt)
 			if err != nil && w.err == nil {
@@ -209,13 +232,7 @@ func wadDecompress(c *cli.Context) error {
 			}
 			return err
 		})
-	}
-	out, release, err := wadDecode(src, opt, c.Int("workers"))
-	defer release()
-	if err != nil {
-		return wadStreamError(name, err, int64(len(out)))
-	}
-	return wadWriteOutput(c, c.Args().Get(1), out)
+	})
 }
 
 func wadCompress(c *cli.Context) error {

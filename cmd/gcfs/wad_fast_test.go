@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gcfs/codec"
@@ -90,4 +91,83 @@ func TestWadOutputBuffer(t *testing.T) {
 		t.Errorf("cap %d past the limit", cap(buf))
 	}
 	release()
+}
+
+// TestWadMapFileCutShort: a mapped input cut shorter while it is read gives
+// an error naming the file, not a crash (SIGBUS on the lost pages).
+func TestWadMapFileCutShort(t *testing.T) {
+	old := wadMapMin
+	wadMapMin = 1
+	t.Cleanup(func() { wadMapMin = old })
+	name := filepath.Join(t.TempDir(), "in.wad")
+	if err := os.WriteFile(name, bytes.Repeat([]byte{7}, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, release, ok := wadMapFile(name)
+	if !ok {
+		t.Skip("the kernel refused the mapping")
+	}
+	defer release()
+	if err := os.Truncate(name, 0); err != nil {
+		t.Fatal(err)
+	}
+	var sum int
+	err := wadFaultsAsErrors(name, func() error {
+		for i := 0; i < len(data); i += 4096 {
+			sum += int(data[i])
+		}
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "changed size") {
+		t.Fatalf("read of a cut-short mapping: %v (sum %d)", err, sum)
+	}
+	if exitCodeOf(err) != 1 {
+		t.Errorf("exit code %d, want 1", exitCodeOf(err))
+	}
+}
+
+// TestWadDecompressMapped: the streaming decompress of mapped inputs of
+// varied sizes (under and over the mapping's threshold, at and around
+// the decoder's flush size) gives the stream's bytes, and a stream corrupt
+// in its middle leaves an existing OUT as it was and no temporary file.
+func TestWadDecompressMapped(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.bin")
+	for _, n := range []int{0, 1, 100 << 10, 512<<10 - 1, 512 << 10, 512<<10 + 1, 3 << 20} {
+		raw := codec.SampleData(int64(n), n)
+		in := filepath.Join(dir, "in.wad")
+		os.WriteFile(in, codec.Encode(raw, codec.EncodeOptions{}), 0o644)
+		if _, _, err := wadRun(t, nil, "wad", "decompress", "--workers", "1", in, out); err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		if got, _ := os.ReadFile(out); !bytes.Equal(got, raw) {
+			t.Fatalf("%d bytes: output differs (%d bytes)", n, len(got))
+		}
+	}
+	raw := codec.SampleData(5, 3<<20)
+	enc := codec.Encode(raw, codec.EncodeOptions{})
+	var bad []byte
+	for p := len(enc) / 2; p < len(enc); p++ {
+		bad = bytes.Clone(enc)
+		bad[p] = 0x01
+		if _, err := codec.Decode(bad, codec.Options{}); err != nil {
+			break
+		}
+	}
+	badIn := filepath.Join(dir, "bad.wad")
+	os.WriteFile(badIn, bad, 0o644)
+	os.WriteFile(out, []byte("before"), 0o644)
+	_, _, err := wadRun(t, nil, "wad", "decompress", "--workers", "1", badIn, out)
+	if err == nil || !strings.Contains(err.Error(), badIn) || !strings.Contains(err.Error(), "decode cleanly") {
+		t.Fatalf("corrupt mapped stream: %v", err)
+	}
+	if got, _ := os.ReadFile(out); string(got) != "before" {
+		t.Errorf("OUT changed by a failed decode: %d bytes", len(got))
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
 }

@@ -3,6 +3,7 @@ package mkdisc
 import (
 	"fmt"
 	"strconv"
+	"sync"
 )
 
 // The names of every table slot of the families with a published layout, as
@@ -41,11 +42,16 @@ func slotNames(n int, fields ...namedField) []string {
 	return names
 }
 
+// The slot names, built on first use: some 3,200 strings that a process
+// which never generates a disc (every gcfs command but mkdisc) should not
+// build at startup.
 var (
-	miscSlotNames = slotNames(7, namedField{name: "debug_font", first: 0}, namedField{name: "irx", first: 1},
-		namedField{name: "save_game", first: 2}, namedField{name: "frontbin", first: 3},
-		namedField{name: "frontbin_net", first: 4}, namedField{name: "frontend", first: 5}, namedField{name: "exit", first: 6})
-	armorSlotNames = func() []string {
+	miscSlotNames = sync.OnceValue(func() []string {
+		return slotNames(7, namedField{name: "debug_font", first: 0}, namedField{name: "irx", first: 1},
+			namedField{name: "save_game", first: 2}, namedField{name: "frontbin", first: 3},
+			namedField{name: "frontbin_net", first: 4}, namedField{name: "frontend", first: 5}, namedField{name: "exit", first: 6})
+	})
+	armorSlotNames = sync.OnceValue(func() []string {
 		var fs []namedField
 		for i := range 9 {
 			fs = append(fs, namedField{name: fmt.Sprintf("armor%d_mesh", i), first: 2 * i}, namedField{name: fmt.Sprintf("armor%d_textures", i), first: 2*i + 1})
@@ -54,14 +60,14 @@ var (
 			fs = append(fs, namedField{name: fmt.Sprintf("wrench%d_mesh", i), first: 18 + 2*i}, namedField{name: fmt.Sprintf("wrench%d_textures", i), first: 19 + 2*i})
 		}
 		return slotNames(30, fs...)
-	}()
-	mpegSlotNames = func() []string {
+	})
+	mpegSlotNames = sync.OnceValue(func() []string {
 		var fs []namedField
 		for i := range 50 {
 			fs = append(fs, namedField{name: fmt.Sprintf("subtitles%02d", i), first: 2 * i}, namedField{name: fmt.Sprintf("video%02d", i), first: 2*i + 1})
 		}
 		return slotNames(100, fs...)
-	}()
+	})
 	// BONUS arrays, in table order with their lengths.
 	bonusArrays = []namedField{
 		{name: "goodies_images", count: 10}, {name: "character_sketches", count: 19},
@@ -75,7 +81,7 @@ var (
 		{name: "skill_images", count: 30}, {name: "clanks_day_at_insomniac", count: 18},
 		{name: "endorsement_deals", count: 10}, {name: "short_cuts", count: 8}, {name: "paintings", count: 6},
 	}
-	bonusSlotNames = slotNames(328, sequential(bonusArrays)...)
+	bonusSlotNames = sync.OnceValue(func() []string { return slotNames(328, sequential(bonusArrays)...) })
 	hudArrays      = []namedField{
 		{name: "hud_header"}, {name: "hud_bank", count: 5, flat: true}, {name: "ratchet_seqs", count: 28},
 		{name: "hud_seqs", count: 20}, {name: "vendor"}, {name: "vendor_audio", count: 277},
@@ -85,12 +91,16 @@ var (
 		{name: "all_text"}, {name: "hudw3d"}, {name: "unknown3", count: 2}, {name: "monsterpedia_shots", count: 84},
 		{name: "screen_gadgets", count: 12}, {name: "screen_weapons", count: 45}, {name: "screen_items", count: 20},
 	}
-	hudSlotNames    = slotNames(781, sequential(hudArrays)...)
-	audioNSlotNames = slotNames(514, sequential([]namedField{{name: "bin_data", count: 511},
-		{name: "upgrade_sample"}, {name: "thermanator_freeze"}, {name: "thermanator_thaw"}})...)
-	audioSlotNames = slotNames(1534, sequential([]namedField{{name: "vendor", count: 254},
-		{name: "help_english", count: 256}, {name: "help_french", count: 256}, {name: "help_german", count: 256},
-		{name: "help_spanish", count: 256}, {name: "help_italian", count: 256}})...)
+	hudSlotNames    = sync.OnceValue(func() []string { return slotNames(781, sequential(hudArrays)...) })
+	audioNSlotNames = sync.OnceValue(func() []string {
+		return slotNames(514, sequential([]namedField{{name: "bin_data", count: 511},
+			{name: "upgrade_sample"}, {name: "thermanator_freeze"}, {name: "thermanator_thaw"}})...)
+	})
+	audioSlotNames = sync.OnceValue(func() []string {
+		return slotNames(1534, sequential([]namedField{{name: "vendor", count: 254},
+			{name: "help_english", count: 256}, {name: "help_french", count: 256}, {name: "help_german", count: 256},
+			{name: "help_spanish", count: 256}, {name: "help_italian", count: 256}})...)
+	})
 )
 
 // sequential places fields one after the other from index 0.

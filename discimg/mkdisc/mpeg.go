@@ -75,7 +75,7 @@ func fillBeyond(files []*genFile) error {
 			p := places[k]
 			rel := p.f.lba - mpeg.lba
 			sec, n = uint32(rel+p.video.off/sectorSize), uint32(p.video.n)
-			mpeg.entries = append(mpeg.entries, treeEntry{idx: slot, name: mpegSlotNames[slot], off: rel*sectorSize + p.video.off, n: p.video.n,
+			mpeg.entries = append(mpeg.entries, treeEntry{idx: slot, name: mpegSlotNames()[slot], off: rel*sectorSize + p.video.off, n: p.video.n,
 				content: p.f.content, contentOff: rel * sectorSize, inFile: p.f.path, asset: assetPSS})
 			mpeg.info.Shown++
 			mpeg.info.Coverage += sectorsOf(p.video.n)

@@ -143,8 +143,8 @@ func entryName(names []string, i, entries int) string {
 type pairFamily struct {
 	family     string
 	headerSize int64
-	sectors    bool     // size field in sectors (as Wrench types MISC, ARMOR, BONUS, HUD)
-	names      []string // documented slot names (nil: table indices)
+	sectors    bool            // size field in sectors (as Wrench types MISC, ARMOR, BONUS, HUD)
+	names      func() []string // documented slot names (nil or returning nil: table indices)
 	slots      func(g *gen, rng *rand.Rand) []slot
 }
 
@@ -308,7 +308,7 @@ func (g *gen) buildPairs(pf *pairFamily, inv invFile) (*genFile, error) {
 			if !pf.sectors {
 				shown = byteSize
 			}
-			e := treeEntry{idx: i, name: entryName(pf.names, i, pf.entries()), off: off, n: shown}
+			e := treeEntry{idx: i, name: entryName(pf.documentedNames(), i, pf.entries()), off: off, n: shown}
 			switch {
 			case s.kind == slotWAD:
 				e.decoded = streams[i]
@@ -361,7 +361,7 @@ func toEnd(parts []treeEntry, n int64) []treeEntry {
 type startFamily struct {
 	family     string // "AUDIO"
 	headerSize int64
-	names      []string // documented slot names
+	names      func() []string // documented slot names
 	// values lays out the list: for each entry, -1 unused (zero), -2 the
 	// sentinel, otherwise the ordinal of its distinct extent (non-decreasing).
 	values func(g *gen, rng *rand.Rand, maxDistinct int64) []int
@@ -448,7 +448,7 @@ func (g *gen) buildStartList(sf *startFamily, inv invFile) (*genFile, error) {
 			info.Sentinels++
 		default:
 			word = uint32(starts[v])
-			e := treeEntry{name: entryName(sf.names, i, sf.entries()), off: starts[v] * sectorSize, n: extentLen(v)}
+			e := treeEntry{name: entryName(sf.documentedNames(), i, sf.entries()), off: starts[v] * sectorSize, n: extentLen(v)}
 			if vags[v] != nil {
 				e.asset, e.data = assetVAG, vags[v]
 			}
@@ -459,4 +459,20 @@ func (g *gen) buildStartList(sf *startFamily, inv invFile) (*genFile, error) {
 	// A header-only SCENE<n> (retail SCENE21, 24, 25: zeros and one
 	// sentinel) is an empty directory: discimg reads it as an empty table.
 	return f, f.finishContainer(hdr, info)
+}
+
+// documentedNames is the family's documented slot names, nil for none.
+func (pf *pairFamily) documentedNames() []string {
+	if pf.names == nil {
+		return nil
+	}
+	return pf.names()
+}
+
+// documentedNames is the family's documented slot names, nil for none.
+func (sf *startFamily) documentedNames() []string {
+	if sf.names == nil {
+		return nil
+	}
+	return sf.names()
 }
