@@ -327,4 +327,5 @@ type Tree struct {
 	// bigSem bounds the streams held in memory whole at once (firstread.go).
 	bigSem chan struct{}
 	ahead  fileAhead // read-ahead across files (fileahead.go)
+	sizing sizeAhead // sizing views ahead of a listing walk (sizeahead.go)
 }

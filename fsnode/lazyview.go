@@ -46,6 +46,7 @@ type lazyView struct {
 	// fromSide: the size came from the sidecar (not yet proven by an encode)
 	fromSide bool
 	failed   atomic.Bool // sized, and err is set
+	sized    atomic.Bool // once has run (SizeChildren skips it)
 
 	mu         sync.Mutex
 	attrs      []Attr
@@ -90,6 +91,7 @@ func (n *Node) runEncode() (encodedView, error) {
 func (n *Node) lazySize() {
 	l := n.vm.lazy
 	l.once.Do(func() {
+		defer l.sized.Store(true)
 		if size, ok := n.sideViewSize(); ok {
 			n.size, l.fromSide = size, true
 			return

@@ -284,6 +284,9 @@ func (h *dirHandle) Readdirent(ctx context.Context) (*fuse.DirEntry, syscall.Err
 	}
 	if h.ents == nil {
 		h.d.listLazy(ctx)
+		if s, ok := h.d.m.e.(childSizer); ok {
+			s.SizeChildren() // the lookups of a READDIRPLUS then find them sized
+		}
 		h.ents = h.d.entries()
 	}
 	if h.pos >= len(h.ents) {
@@ -605,6 +608,10 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	f.logErr("read", off, err)
 	return nil, syscall.EIO
 }
+
+// childSizer is a directory that can size its lazily sized views at once,
+// in parallel (fsnode's SizeChildren).
+type childSizer interface{ SizeChildren() }
 
 // prefetcher is a reader that can start decoding its first bytes in the
 // background (fsnode's decoded and nested files).

@@ -1,0 +1,133 @@
+package fsnode
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// SizeChildren sizes the lazily sized views among n's children (glb
+// meshes, gameplay.json, level.glb: each sized by an encode when the
+// sidecar does not have it) on every core at once, and returns when all
+// are sized. A listing calls it: the lookups that follow it (READDIRPLUS
+// looks up every entry) would otherwise encode them one after another on
+// one core, and on the retail tree's first find those encodes were most
+// of the time. Views sized already cost a check each.
+func (n *Node) SizeChildren() {
+	if n == nil || n.Kind != Dir {
+		return
+	}
+	if n.tree != nil {
+		n.tree.sizeAheadBelow(n)
+	}
+	var todo []*Node
+	for _, c := range n.Children {
+		if c != nil && c.Kind == View && c.vm != nil && c.vm.lazy != nil && !c.vm.lazy.sized.Load() {
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) < 2 {
+		return // none, or one the lookup sizes as soon
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(len(todo)) {
+					return
+				}
+				todo[i].lazySize()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Sizing ahead of a listing walk (find, a file manager's tree view, du):
+// when a directory is listed, the tree's one size-ahead worker sizes the
+// lazily sized views below it, depth first in tree order (the order such a
+// walk lists them), on a core the walk is not using, up to
+// sizeAheadViews of them. A newer listing replaces the request: the worker
+// follows the walk. The walk's own listings then find the views sized,
+// where each would otherwise wait for its encodes in turn. What is sized
+// ahead for a walk that does not come costs a spare core's time, within
+// the bound.
+const sizeAheadViews = 64
+
+type sizeAhead struct {
+	mu      sync.Mutex
+	dir     *Node // the newest request, not taken yet
+	gen     atomic.Uint64
+	running bool
+	views   atomic.Int64 // views the worker sized, for tests
+}
+
+// sizeAheadBelow asks the worker to size the views below n.
+func (t *Tree) sizeAheadBelow(n *Node) {
+	if !t.ready.Load() || !hasSubdirs(n) {
+		return
+	}
+	s := &t.sizing
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dir = n
+	s.gen.Add(1)
+	if !s.running {
+		s.running = true
+		go t.runSizeAhead()
+	}
+}
+
+func hasSubdirs(n *Node) bool {
+	for _, c := range n.Children {
+		if c != nil && c.Kind == Dir {
+			return true
+		}
+	}
+	return false
+}
+
+// runSizeAhead serves requests until none is waiting, at a low CPU
+// priority (backgroundThread): it must not delay the walk's requests.
+func (t *Tree) runSizeAhead() {
+	backgroundThread()
+	s := &t.sizing
+	for {
+		s.mu.Lock()
+		dir, gen := s.dir, s.gen.Load()
+		s.dir = nil
+		if dir == nil {
+			s.running = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		budget := sizeAheadViews
+		var walk func(d *Node) bool
+		walk = func(d *Node) bool {
+			for _, c := range d.Children {
+				if s.gen.Load() != gen || budget == 0 {
+					return false
+				}
+				switch {
+				case c == nil:
+				case c.Kind == Dir:
+					if !walk(c) {
+						return false
+					}
+				case c.Kind == View && c.vm != nil && c.vm.lazy != nil && !c.vm.lazy.sized.Load():
+					c.lazySize()
+					s.views.Add(1)
+					budget--
+				}
+			}
+			return true
+		}
+		walk(dir)
+	}
+}

@@ -1,0 +1,86 @@
+package fsnode
+
+import (
+	"testing"
+	"time"
+)
+
+// lazyViewsBelow lists the lazily sized views below d, and how many are sized.
+func lazyViewsBelow(d *Node) (all, sized int) {
+	var walk func(*Node)
+	walk = func(n *Node) {
+		for _, c := range n.Children {
+			switch {
+			case c.Kind == Dir:
+				walk(c)
+			case c.Kind == View && c.vm != nil && c.vm.lazy != nil:
+				all++
+				if c.vm.lazy.sized.Load() {
+					sized++
+				}
+			}
+		}
+	}
+	walk(d)
+	return
+}
+
+// TestSizeChildren: listing a directory sizes every lazily sized view in it
+// (in parallel), the same sizes a lookup's Size gives, with each encoded
+// once; and the size-ahead worker sizes views below the listed directory,
+// no more than its bound, without a lookup asking.
+func TestSizeChildren(t *testing.T) {
+	path, _ := small(t)
+	tree, _ := openDisc(t, path, -1, Options{})
+	cls := mustLookup(t, tree, "G/LEVEL1.WAD/data.d/core/mobies")
+	var moby *Node
+	for _, c := range cls.Children {
+		if c.Kind == Dir && c.Child("mesh.glb") != nil && c.Child("mesh_low.glb") != nil {
+			moby = c
+			break
+		}
+	}
+	if moby == nil {
+		t.Fatal("no moby class with both glbs in LEVEL1")
+	}
+	before := tree.ViewEncodes()
+	moby.SizeChildren()
+	for _, name := range []string{"mesh.glb", "mesh_low.glb"} {
+		v := moby.Child(name)
+		if !v.vm.lazy.sized.Load() {
+			t.Fatalf("%s not sized by its directory's listing", name)
+		}
+		if v.Size() <= 0 {
+			t.Errorf("%s: size %d", name, v.Size())
+		}
+	}
+	if got := tree.ViewEncodes() - before; got != 2 {
+		t.Errorf("%d encodes for two views listed, then sized again", got)
+	}
+
+	// The level's directory: its own level.glb, and views below it ahead.
+	lvl := mustLookup(t, tree, "G/LEVEL2.WAD")
+	all, sized := lazyViewsBelow(lvl)
+	if sized != 0 || all < 4 {
+		t.Fatalf("LEVEL2 before its listing: %d of %d views below it sized", sized, all)
+	}
+	lvl.SizeChildren()
+	deadline := time.Now().Add(20 * time.Second)
+	want := min(all, sizeAheadViews)
+	for {
+		tree.sizing.mu.Lock()
+		running := tree.sizing.running
+		tree.sizing.mu.Unlock()
+		_, sized = lazyViewsBelow(lvl)
+		if !running && sized >= want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("size-ahead: %d of %d views below LEVEL2 sized (want %d), worker running %v", sized, all, want, running)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if sized > sizeAheadViews+2 { // the worker's bound, and the listing's own
+		t.Errorf("size-ahead sized %d views for one listing; its bound is %d", sized, sizeAheadViews)
+	}
+}
