@@ -144,7 +144,8 @@ func (n *Node) scanSiblings(dir *Node) {
 	}()
 }
 
-// Quiesce waits for the background directory scans started so far: a
+// Quiesce waits for the background directory scans (and the size-ahead
+// worker) started so far: a
 // command that is about to save the index sidecar and close the image calls
 // it, so that no scan reads a closed image or logs after the command ended.
 func (t *Tree) Quiesce() { t.siblingScans.Wait() }

@@ -21,7 +21,7 @@ func (n *Node) SizeChildren() {
 		n.tree.sizeAheadBelow(n)
 	}
 	var todo []*Node
-	for _, c := range n.Children {
+	for _, c := range n.listed() {
 		if c != nil && c.Kind == View && c.vm != nil && c.vm.lazy != nil && !c.vm.lazy.sized.Load() {
 			todo = append(todo, c)
 		}
@@ -79,12 +79,16 @@ func (t *Tree) sizeAheadBelow(n *Node) {
 	s.gen.Add(1)
 	if !s.running {
 		s.running = true
-		go t.runSizeAhead()
+		t.siblingScans.Add(1) // Quiesce waits for it too
+		go func() {
+			defer t.siblingScans.Done()
+			t.runSizeAhead()
+		}()
 	}
 }
 
 func hasSubdirs(n *Node) bool {
-	for _, c := range n.Children {
+	for _, c := range n.listed() {
 		if c != nil && c.Kind == Dir {
 			return true
 		}
@@ -110,7 +114,7 @@ func (t *Tree) runSizeAhead() {
 		budget := sizeAheadViews
 		var walk func(d *Node) bool
 		walk = func(d *Node) bool {
-			for _, c := range d.Children {
+			for _, c := range d.listed() {
 				if s.gen.Load() != gen || budget == 0 {
 					return false
 				}

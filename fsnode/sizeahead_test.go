@@ -9,7 +9,7 @@ import (
 func lazyViewsBelow(d *Node) (all, sized int) {
 	var walk func(*Node)
 	walk = func(n *Node) {
-		for _, c := range n.Children {
+		for _, c := range n.listed() {
 			switch {
 			case c.Kind == Dir:
 				walk(c)

@@ -576,6 +576,7 @@ func serve(cfg *mountConfig, oi *openedImage) (err error) {
 	// What the mount learns (decoded sizes scanned by stat) is saved in the
 	// background as it goes and once more as the server ends.
 	defer func() {
+		tree.Quiesce() // no background scan reads the image past its close
 		if err := tree.SaveIndex(); err != nil {
 			logf("gcfs: %v", err)
 		}
