@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -14,8 +15,12 @@ import (
 // encoding it once; the size is kept on the node, not the bytes (a stat of
 // every glb of a disc must not hold them all), and recorded in the index
 // sidecar so that a later build of the same image sizes it without encoding.
-// Its bytes are encoded again when it is read, through the same viewReader
-// and cache blocks as every view, and checked against the size given: a
+// The bytes of the encode that sized it go into the tree's block cache as
+// the view's blocks (keepEncoded), so that the read that usually follows a
+// stat serves them without encoding again; the cache's byte budget bounds
+// them like any block, and a read that misses an evicted block encodes the
+// view again, through the same viewReader as every view, checked against
+// the size given: a
 // sidecar is untrusted, so a size it recorded that the encoder does not
 // reproduce is an error to the reader (and the entry corrected), never bytes
 // cut or padded to fit.
@@ -105,7 +110,26 @@ func (n *Node) lazySize() {
 		}
 		n.size = int64(len(e.data))
 		n.sideRecordView(n.size)
+		n.keepEncoded(e.data)
 	})
+}
+
+// keepEncoded puts a view's encoded bytes into the tree's block cache as its
+// blocks, keyed as viewReader reads them (viewBlockKey), when they are the
+// size the view was given. Each block is a copy (the cache counts what it
+// holds exactly; the encoder's buffer is let go). A view larger than an
+// eighth of the budget is not kept: it would push out much of what the
+// encodes themselves read (core_data's blocks), and its read encodes again.
+func (n *Node) keepEncoded(data []byte) {
+	c := n.tree.Cache
+	size := int64(len(data))
+	if c == nil || n.Ino == 0 || size != n.size || size > c.MaxBytes()/8 {
+		return
+	}
+	for i := 0; int64(i)*viewBlock < size; i++ {
+		off := int64(i) * viewBlock
+		c.Put(n.viewBlockKey(i), bytes.Clone(data[off:min(off+viewBlock, size)]))
+	}
 }
 
 // ViewFailed says whether n is a lazily sized view already found not to
@@ -163,9 +187,11 @@ func (n *Node) lazyXattrs(add func(name, value string)) {
 	known := l.attrsKnown
 	l.mu.Unlock()
 	if !known {
-		if _, err := n.runEncode(); err != nil {
+		e, err := n.runEncode()
+		if err != nil {
 			return
 		}
+		n.keepEncoded(e.data)
 	}
 	l.mu.Lock()
 	attrs := l.attrs

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"gcfs/cache"
 )
 
 // lazyData is a lazily sized view's content for the tests: n bytes of a
@@ -53,7 +55,8 @@ func countingEncoder(data []byte, calls *atomic.Int64) viewEncoder {
 
 // TestLazyViewSize: nothing is encoded at build; the first Size encodes
 // once and gives the encoded length; later Sizes do not encode; a read
-// encodes again and serves the same bytes.
+// after it serves the same bytes from the blocks that encode left in the
+// cache, encoding nothing more.
 func TestLazyViewSize(t *testing.T) {
 	d := writeDisc(t)
 	tree, _ := openDisc(t, d.Path, -1, Options{})
@@ -76,8 +79,8 @@ func TestLazyViewSize(t *testing.T) {
 	if got := readAll(t, v); !bytes.Equal(got, data) {
 		t.Fatalf("read %d bytes, not the encoded ones", len(got))
 	}
-	if calls.Load() != 2 || tree.ViewEncodes() != 2 {
-		t.Fatalf("a read after the size: %d encodes (tree: %d), want 2", calls.Load(), tree.ViewEncodes())
+	if calls.Load() != 1 || tree.ViewEncodes() != 1 {
+		t.Fatalf("stat then read: %d encodes (tree: %d), want 1", calls.Load(), tree.ViewEncodes())
 	}
 	if val, ok := v.Xattr(XattrPrefix + "vertices"); !ok || val != "12" {
 		t.Errorf("user.gcfs.vertices = %q, %v", val, ok)
@@ -88,9 +91,59 @@ func TestLazyViewSize(t *testing.T) {
 	if val, _ := v.Xattr(XattrPrefix + "source"); val != src.Path() {
 		t.Errorf("user.gcfs.source = %q, want %q", val, src.Path())
 	}
-	if calls.Load() != 2 {
+	if calls.Load() != 1 {
 		t.Errorf("xattrs encoded again (%d): their values were known", calls.Load())
 	}
+}
+
+// TestLazyViewKeptEvicted: the bytes a stat's encode keeps are the cache's
+// blocks, bounded by its budget. Evicted (other blocks pushed them out), a
+// read encodes again and serves the right bytes; under a budget too small
+// to keep the view at all (a view over an eighth of it is not kept) every
+// stat-then-read encodes twice and reads right, and the cache never holds
+// more than its budget.
+func TestLazyViewKeptEvicted(t *testing.T) {
+	d := writeDisc(t)
+	data := lazyData(3*viewBlock + 123)
+	t.Run("evicted", func(t *testing.T) {
+		tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 4 << 20})
+		var calls atomic.Int64
+		v, _ := addTestLazyView(t, tree, "x.test", countingEncoder(data, &calls))
+		v.Size()
+		for i := 0; i < 4<<20/viewBlock+1; i++ {
+			tree.Cache.Put(cache.Key{File: 1, Block: i}, make([]byte, viewBlock))
+		}
+		if _, ok := tree.Cache.Peek(v.viewBlockKey(0)); ok {
+			t.Fatal("test setup: the view's first block is still cached")
+		}
+		if got := readAll(t, v); !bytes.Equal(got, data) {
+			t.Fatal("read after eviction: other bytes")
+		}
+		if calls.Load() != 2 {
+			t.Errorf("stat, eviction, read: %d encodes, want 2", calls.Load())
+		}
+	})
+	t.Run("tiny budget", func(t *testing.T) {
+		const budget = 96 << 10
+		tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: budget})
+		var calls atomic.Int64
+		v, _ := addTestLazyView(t, tree, "x.test", countingEncoder(data, &calls))
+		v.Size()
+		if st := tree.Cache.Stats(); st.Bytes > budget {
+			t.Errorf("cache holds %d bytes, budget %d", st.Bytes, budget)
+		}
+		for k := 0; k < 2; k++ {
+			if got := readAll(t, v); !bytes.Equal(got, data) {
+				t.Fatalf("read %d: other bytes", k)
+			}
+		}
+		if calls.Load() < 2 {
+			t.Errorf("%d encodes: a view past an eighth of the budget was kept", calls.Load())
+		}
+		if st := tree.Cache.Stats(); st.Bytes > budget {
+			t.Errorf("cache holds %d bytes, budget %d", st.Bytes, budget)
+		}
+	})
 }
 
 // TestLazyViewFails: a view that does not encode has no file: Size 0, Err

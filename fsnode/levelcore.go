@@ -34,6 +34,9 @@ type coreMeta struct {
 	// sky: what listing it found (levelcore_sky.go)
 	lazy *lazyDir
 	sky  *skyListing
+	// skyOf: a sky texture's listing (its table proven before its pixels
+	// are read, when it came from the index sidecar)
+	skyOf *skyListing
 }
 
 // LevelCore is the reading of a level core directory (data.d/core/), nil
@@ -227,6 +230,11 @@ func (b *builder) levelCore(d *Node) {
 // palette in PS2 alpha).
 func (m *coreMeta) openLevelTexture() (io.ReaderAt, error) {
 	t := m.tex
+	if m.skyOf != nil {
+		if err := m.skyOf.verify(); err != nil {
+			return nil, err
+		}
+	}
 	read := func(n *Node, l levelcore.Loc, what string) ([]byte, error) {
 		r, err := n.Open()
 		if err != nil {

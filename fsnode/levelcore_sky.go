@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -25,6 +26,17 @@ type skyListing struct {
 	mu      sync.Mutex
 	skipped []string // what was left out, and why (also logged, a line each)
 	count   int      // texture defs the header declares (-1: header unread)
+	// set by the listing: the directory, core_data and the sky block
+	dir, cd *Node
+	bl      levelcore.Block
+	// fromSide: listed from kept, the sidecar's table, not yet proven
+	// against core_data (verify)
+	fromSide bool
+	kept     skyTable
+
+	vmu      sync.Mutex // verify's
+	verified bool
+	verr     error
 }
 
 // skyDir adds sky.d/textures/ beside the sky block, if there is one.
@@ -84,19 +96,44 @@ func (b *builder) skyMeshView(src, textures *Node) {
 	})
 }
 
-// fill reads the sky header and texture defs and makes the textures' views.
-func (ls *skyListing) fill(dir *Node, cd *Node, bl levelcore.Block) []*Node {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	skip := func(line string) {
-		ls.skipped = append(ls.skipped, line)
-		dir.tree.logf("%s: left out: %s", dir.path, line)
+// skyTable is the bytes a sky texture listing reads of the sky block: its
+// header (the block's first SkyHeaderSize bytes, fewer when the block is
+// shorter) and the texture defs the header places (none when it places
+// none, or does not read). The listing is computed from them alone, so
+// they are what the index sidecar keeps of it.
+type skyTable struct {
+	header, defs []byte
+}
+
+func (t *skyTable) bytes() int64 {
+	if t == nil {
+		return 0
 	}
+	return int64(len(t.header) + len(t.defs))
+}
+
+func (t skyTable) equal(o skyTable) bool {
+	return bytes.Equal(t.header, o.header) && bytes.Equal(t.defs, o.defs)
+}
+
+// skyReadError is why a sky table could not be read from core_data: a
+// skip line; quiet when it is core_data's own error (reported with
+// core_data, not logged again).
+type skyReadError struct {
+	line  string
+	quiet bool
+}
+
+func (e *skyReadError) Error() string { return e.line }
+
+// readSkyTable reads the sky table of block bl from core_data cd: the
+// header, then the defs it places. A header that does not parse or place
+// its defs is returned without defs (list says why); an error is a read
+// that failed.
+func readSkyTable(cd *Node, bl levelcore.Block) (skyTable, error) {
 	r, err := cd.Open()
 	if err != nil {
-		// counted, not logged: core_data's own error is reported with it
-		ls.skipped = append(ls.skipped, fmt.Sprintf("sky texture table: core_data: %v", err))
-		return nil
+		return skyTable{}, &skyReadError{line: fmt.Sprintf("sky texture table: core_data: %v", err), quiet: true}
 	}
 	read := func(off, n int64) ([]byte, error) {
 		buf := make([]byte, n) // bounded by the sky block's size (checked by the caller)
@@ -111,28 +148,89 @@ func (ls *skyListing) fill(dir *Node, cd *Node, bl levelcore.Block) []*Node {
 	}
 	hb, err := read(0, min(levelcore.SkyHeaderSize, bl.Size))
 	if err != nil {
-		skip(fmt.Sprintf("sky texture table: reading the sky header: %v", err))
-		return nil
+		return skyTable{}, &skyReadError{line: fmt.Sprintf("sky texture table: reading the sky header: %v", err)}
 	}
 	h, err := levelcore.ParseSkyHeader(hb, bl.Size)
 	if err != nil {
-		skip(fmt.Sprintf("sky texture table: %v", err))
-		return nil
+		return skyTable{header: hb}, nil
 	}
-	ls.count = int(h.TextureCount)
 	off, n, err := h.DefsRange()
 	if err != nil {
-		skip(fmt.Sprintf("sky texture table: %v", err))
-		return nil
+		return skyTable{header: hb}, nil
 	}
 	defs, err := read(off, n)
 	if err != nil {
-		skip(fmt.Sprintf("sky texture table: reading its defs: %v", err))
+		return skyTable{}, &skyReadError{line: fmt.Sprintf("sky texture table: reading its defs: %v", err)}
+	}
+	return skyTable{header: hb, defs: defs}, nil
+}
+
+// skyTableRefused says why a sky table kept in the sidecar is not one
+// readSkyTable can have read of a sky block of blockSize bytes, or "": a
+// header of the block's header length, and exactly the defs that header
+// places (checked by the parser that reads them from core_data).
+func skyTableRefused(t skyTable, blockSize int64) string {
+	if want := min(levelcore.SkyHeaderSize, blockSize); int64(len(t.header)) != want {
+		return fmt.Sprintf("a sky header of %d bytes, the %d-byte sky block's has %d", len(t.header), blockSize, want)
+	}
+	var want int64
+	if h, err := levelcore.ParseSkyHeader(t.header, blockSize); err == nil {
+		if _, n, err := h.DefsRange(); err == nil {
+			want = n
+		}
+	}
+	if int64(len(t.defs)) != want {
+		return fmt.Sprintf("%d bytes of sky texture defs, its header places %d", len(t.defs), want)
+	}
+	return ""
+}
+
+// fill lists sky.d/textures/: from the sidecar's sky table when it has one
+// that checks, else from core_data (recording what it read).
+func (ls *skyListing) fill(dir *Node, cd *Node, bl levelcore.Block) []*Node {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.dir, ls.cd, ls.bl = dir, cd, bl
+	if t, ok := ls.sideTable(); ok {
+		ls.fromSide, ls.kept = true, t
+		return ls.list(t)
+	}
+	t, err := readSkyTable(cd, bl)
+	if err != nil {
+		re := err.(*skyReadError)
+		if re.quiet {
+			ls.skipped = append(ls.skipped, re.line) // counted, not logged
+		} else {
+			ls.skip(re.line)
+		}
 		return nil
 	}
-	texs, skips := levelcore.SkyTextures(h, defs, bl.Offset)
+	ls.record(t)
+	return ls.list(t)
+}
+
+// skip leaves something out: counted, and logged a line each. ls.mu held.
+func (ls *skyListing) skip(line string) {
+	ls.skipped = append(ls.skipped, line)
+	ls.dir.tree.logf("%s: left out: %s", ls.dir.path, line)
+}
+
+// list makes the textures' views from the sky table t (ls.mu held).
+func (ls *skyListing) list(t skyTable) []*Node {
+	bl, cd := ls.bl, ls.cd
+	h, err := levelcore.ParseSkyHeader(t.header, bl.Size)
+	if err != nil {
+		ls.skip(fmt.Sprintf("sky texture table: %v", err))
+		return nil
+	}
+	ls.count = int(h.TextureCount)
+	if _, _, err := h.DefsRange(); err != nil {
+		ls.skip(fmt.Sprintf("sky texture table: %v", err))
+		return nil
+	}
+	texs, skips := levelcore.SkyTextures(h, t.defs, bl.Offset)
 	for _, s := range skips {
-		skip(levelcore.SkySkipString(s))
+		ls.skip(levelcore.SkySkipString(s))
 	}
 	kids := make([]*Node, 0, len(texs))
 	for _, t := range texs {
@@ -140,9 +238,114 @@ func (ls *skyListing) fill(dir *Node, cd *Node, bl levelcore.Block) []*Node {
 		kids = append(kids, &Node{Name: fmt.Sprintf("%02d.png", t.Index), Kind: View,
 			size: assets.PNGSize(assets.Shape{Width: t.Width, Height: t.Height, Depth: 8}),
 			vm:   &viewMeta{source: cd, kind: ViewPNG},
-			lc:   &coreMeta{tex: &t, pixels: cd, palette: cd}})
+			lc:   &coreMeta{tex: &t, pixels: cd, palette: cd, skyOf: ls}})
 	}
 	return kids
+}
+
+// The sidecar's sky entries: key "s" + core_data's stream key + "@" and
+// the sky block's offset and size in core_data.
+func (ls *skyListing) sideKey() string {
+	p := ls.cd.sideKey()
+	if p == "" {
+		return ""
+	}
+	k := "s" + p + "@" + strconv.FormatInt(ls.bl.Offset, 10) + "+" + strconv.FormatInt(ls.bl.Size, 10)
+	if len(k) > maxSideKey {
+		return ""
+	}
+	return k
+}
+
+// sideTable is the sky table the sidecar kept, when it has one that a read
+// of this sky block can have given (another is refused: dropped, counted,
+// logged, and the table read from core_data).
+func (ls *skyListing) sideTable() (skyTable, bool) {
+	s := ls.dir.tree.side
+	if s == nil {
+		return skyTable{}, false
+	}
+	k := ls.sideKey()
+	if k == "" {
+		return skyTable{}, false
+	}
+	s.mu.Lock()
+	e := s.entries[k]
+	s.mu.Unlock()
+	switch {
+	case e == nil:
+		return skyTable{}, false
+	case e.sky == nil:
+		ls.dir.sideRefuse(k, e, "a sky table's entry with a decoded stream's fields")
+		return skyTable{}, false
+	}
+	if why := skyTableRefused(*e.sky, ls.bl.Size); why != "" {
+		ls.dir.sideRefuse(k, e, why)
+		return skyTable{}, false
+	}
+	return *e.sky, true
+}
+
+// record keeps the sky table read from core_data in the sidecar (bounded
+// per tree; an entry that says otherwise is replaced and counted refused).
+func (ls *skyListing) record(t skyTable) {
+	s := ls.dir.tree.side
+	if s == nil {
+		return
+	}
+	k := ls.sideKey()
+	if k == "" {
+		return
+	}
+	s.mu.Lock()
+	var line string
+	e := s.entries[k]
+	var old int64
+	if e != nil {
+		old = e.sky.bytes()
+	}
+	switch {
+	case e != nil && e.sky != nil && e.sky.equal(t):
+		s.mu.Unlock()
+		return
+	case e == nil && len(s.entries) >= maxSidecarEntries, s.sbytes-old+t.bytes() > maxSkyTotal:
+		s.mu.Unlock()
+		return
+	case e != nil:
+		line = s.refusedLocked(ls.dir.logPath(), "its sky texture table differs from core_data's")
+		s.ibytes -= int64(len(e.index))
+		s.sbytes -= old
+	default:
+		s.changed()
+	}
+	s.entries[k] = &sideEntry{sky: &t}
+	s.sbytes += t.bytes()
+	s.mu.Unlock()
+	s.log(line)
+}
+
+// verify proves a sky table that came from the sidecar, before a sky
+// texture's pixels are read (they decode core_data anyway): the table is
+// read from core_data once and compared. One that differs fails every sky
+// texture read of this tree (its listing was made from it) and is
+// corrected in the sidecar; a read that fails is retried at the next.
+func (ls *skyListing) verify() error {
+	ls.vmu.Lock()
+	defer ls.vmu.Unlock()
+	if !ls.fromSide || ls.verified {
+		return ls.verr
+	}
+	t, err := readSkyTable(ls.cd, ls.bl)
+	if err != nil {
+		return err
+	}
+	ls.verified = true
+	if !t.equal(ls.kept) {
+		ls.record(t)
+		ls.verr = fmt.Errorf("the sky texture table in core_data differs from the one the index sidecar %s recorded, which listed %s (the next tree has it right)",
+			ls.dir.tree.side.file, ls.dir.path)
+	}
+	return ls.verr
 }
 
 // SkyTextures says what the listing of a sky.d/textures/ directory found:

@@ -2,7 +2,10 @@ package fsnode
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"image/png"
+	"os"
 	"strings"
 	"testing"
 )
@@ -93,5 +96,192 @@ func TestSkyTexturesUnreadable(t *testing.T) {
 	}
 	if n := logs.Count("sky.d"); n != 0 {
 		t.Errorf("logged %q", logs.Lines())
+	}
+}
+
+// skyListings lists every sky.d/textures/ of tree, returning each texture's
+// name, size and xattrs by path, and each directory's declared count and
+// skips.
+func skyListings(t *testing.T, tree *Tree) (dirs []*Node, listing map[string]string) {
+	t.Helper()
+	listing = map[string]string{}
+	_ = WalkListing(tree.Root, func(n *Node) error {
+		if n.lc == nil || n.lc.sky == nil {
+			return nil
+		}
+		dirs = append(dirs, n)
+		_, declared, skipped := n.SkyTextures()
+		listing[n.Path()] = fmt.Sprintf("declared %d skipped %q", declared, skipped)
+		for _, c := range n.List() {
+			x := c.Xattrs()
+			listing[c.Path()] = fmt.Sprintf("%d %d %v", c.Size(), c.Ino, x)
+		}
+		return nil
+	})
+	if len(dirs) == 0 {
+		t.Fatal("test setup: no sky.d/textures/ in the tree")
+	}
+	return dirs, listing
+}
+
+// TestSkyTexturesSidecar: the first listing of a sky.d/textures/ keeps the
+// sky table it read in the index sidecar; the next tree of the same image
+// lists every sky.d/textures/ from it, reading nothing of core_data (no
+// cache miss, no image byte), the same names, sizes, inodes, xattrs, counts
+// and skips, and its textures read the same bytes (the table proven
+// against core_data at the first, without a refusal).
+func TestSkyTexturesSidecar(t *testing.T) {
+	path := copyOf(t)
+	dir := t.TempDir()
+	t1, _, _ := buildIndexed(t, path, dir, Options{})
+	dirs1, want := skyListings(t, t1)
+	wantBytes := map[string][]byte{}
+	for _, d := range dirs1 {
+		for _, c := range d.List() {
+			wantBytes[c.Path()] = readAll(t, c)
+		}
+	}
+	if len(wantBytes) == 0 {
+		t.Fatal("test setup: no sky textures")
+	}
+	if err := t1.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+
+	t2, ci, logs := buildIndexed(t, path, dir, Options{})
+	read, misses, scanned := ci.n.Load(), t2.Cache.Stats().Misses, t2.scanned.Load()
+	_, got := skyListings(t, t2)
+	if r, m, s := ci.n.Load()-read, t2.Cache.Stats().Misses-misses, t2.scanned.Load()-scanned; r != 0 || m != 0 || s != 0 {
+		t.Errorf("listing every sky.d/textures/ from the sidecar read %d image bytes, missed the cache %d times, scanned %d streams; want none", r, m, s)
+	}
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: %q, first tree %q", p, got[p], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d listed, first tree %d", len(got), len(want))
+	}
+	for p, w := range wantBytes {
+		if b := readAll(t, mustLookup(t, t2, p)); !bytes.Equal(b, w) {
+			t.Errorf("%s: reads %d bytes other than the first tree's %d", p, len(b), len(w))
+		}
+	}
+	if n := logs.Count("index sidecar"); n != 0 {
+		t.Errorf("log %q", logs.Lines())
+	}
+}
+
+// tamperSky rewrites the sky table entries of tree's sidecar with fn, and
+// seals the file again.
+func tamperSky(t *testing.T, tree *Tree, good []byte, fn func(k string, e *sideEntry)) {
+	t.Helper()
+	ents, err := parseSidecar(bytes.Clone(good), tree.side.key) // its entries alias the bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for k, e := range ents {
+		if e.sky != nil {
+			fn(k, e)
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("test setup: the sidecar has no sky table")
+	}
+	if err := os.WriteFile(tree.IndexFile(), marshalSidecar(tree.side.key, ents), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSkyTexturesSidecarTampered: a sky table the sidecar kept is checked
+// like its other entries. One that no read of the sky block can have given
+// (a header cut short, defs of another length than its header places, the
+// entry of a decoded stream under a sky table's key) is refused at the
+// listing: one log line, the table read from core_data, the listing the
+// true one. One that parses but lies (a texture's width halved, within the
+// block) lists what it says, as a stat cannot tell, but every read of a
+// sky texture then fails naming the sidecar, never serving the forged
+// geometry's pixels. Either way the save corrects the entry and the next
+// tree lists the true table from the sidecar without reading core_data.
+func TestSkyTexturesSidecarTampered(t *testing.T) {
+	path := copyOf(t)
+	dir := t.TempDir()
+	t1, _, _ := buildIndexed(t, path, dir, Options{})
+	_, want := skyListings(t, t1)
+	if err := t1.SaveIndex(); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(t1.IndexFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := map[string]func(k string, e *sideEntry){
+		"header cut":     func(k string, e *sideEntry) { e.sky.header = e.sky.header[:len(e.sky.header)-1] },
+		"defs short":     func(k string, e *sideEntry) { e.sky.defs = e.sky.defs[:len(e.sky.defs)-16] },
+		"defs long":      func(k string, e *sideEntry) { e.sky.defs = append(e.sky.defs, make([]byte, 16)...) },
+		"count negative": func(k string, e *sideEntry) { e.sky.header[0xd] = 0x80 },
+		"not a sky entry": func(k string, e *sideEntry) {
+			*e = sideEntry{sized: true, size: 12}
+		},
+	}
+	lied := map[string]func(k string, e *sideEntry){
+		"width halved": func(k string, e *sideEntry) {
+			w := binary.LittleEndian.Uint32(e.sky.defs[8:])
+			binary.LittleEndian.PutUint32(e.sky.defs[8:], w/2)
+		},
+	}
+	check := func(t *testing.T, fn func(k string, e *sideEntry), lies bool) {
+		tamperSky(t, t1, good, fn)
+		t2, _, logs := buildIndexed(t, path, dir, Options{})
+		_, got := skyListings(t, t2)
+		differ := 0
+		for p, w := range want {
+			if got[p] != w {
+				differ++
+				if !lies {
+					t.Errorf("%s: %q, true %q", p, got[p], w)
+				}
+			}
+		}
+		if lies {
+			if differ == 0 {
+				t.Fatal("test setup: the forged table lists as the true one")
+			}
+			for p := range want {
+				n, err := t2.Lookup(p)
+				if err != nil || n.Kind != View {
+					continue
+				}
+				r, err := n.Open()
+				if err == nil {
+					_, err = r.ReadAt(make([]byte, r.Size()), 0)
+				}
+				if err == nil || !strings.Contains(err.Error(), "index sidecar") {
+					t.Errorf("%s: read of a texture listed from a forged table: %v, want an error naming the sidecar", p, err)
+				}
+			}
+		}
+		if n := logs.Count("refused"); n != 1 {
+			t.Errorf("log %q: want one refused line", logs.Lines())
+		}
+		if err := t2.SaveIndex(); err != nil {
+			t.Fatal(err)
+		}
+		t3, ci, logs3 := buildIndexed(t, path, dir, Options{})
+		read := ci.n.Load()
+		if _, got := skyListings(t, t3); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("the next tree lists %v, want %v", got, want)
+		}
+		if r := ci.n.Load() - read; r != 0 || len(logs3.Lines()) != 0 {
+			t.Errorf("the next tree read %d image bytes to list (want 0: the corrected sidecar), log %q", r, logs3.Lines())
+		}
+	}
+	for name, fn := range refused {
+		t.Run(name, func(t *testing.T) { check(t, fn, false) })
+	}
+	for name, fn := range lied {
+		t.Run(name, func(t *testing.T) { check(t, fn, true) })
 	}
 }

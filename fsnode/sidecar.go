@@ -19,6 +19,7 @@ import (
 
 	"gcfs/codec"
 	"gcfs/discimg"
+	"gcfs/discimg/levelcore"
 )
 
 // The persisted index (issue 11): what a build or a stat would otherwise
@@ -28,7 +29,10 @@ import (
 // it, and its length): its decoded size, its corrupt-stream error (offset
 // and rule), its random-access index (the codec's checkpoints and groups,
 // codec.Index.AppendBinary); per lazily sized view (lazyview.go), keyed by
-// "v" and its path, its encoded size. A build that finds them scans no stream (it
+// "v" and its path, its encoded size; per level core's sky table (the
+// listing of sky.d/textures/, levelcore_sky.go), keyed by "s" and where the
+// sky block lies in core_data's stream, the bytes that listing reads (the
+// sky header and texture defs). A build that finds them scans no stream (it
 // decodes the bytes it reads of decoded files, through the kept indexes); a
 // stat reads nothing; an open reads the stream's 16-byte header, not the
 // stream.
@@ -57,7 +61,14 @@ import (
 //   - a corrupt-stream error is never served from the sidecar: the stream
 //     is scanned again at its size step (a corrupt stream is scanned up to
 //     its error) and the entry corrected when it decodes otherwise;
-//   - decoded bytes are not kept at all (format version 2 kept those the
+//   - a sky table (its header and texture defs: 0x40 bytes and 16 a
+//     texture) is read by the parser that reads it from core_data, every
+//     offset checked against the sky block's size from core_index as then;
+//     bytes that parse but lie (in-bounds geometry the disc does not have)
+//     are caught at the first read of a sky texture's pixels, which decodes
+//     core_data anyway: the table is read from it and compared, and a
+//     difference is a read error naming the sidecar, the entry corrected;
+//   - decoded bytes are not kept otherwise (format version 2 kept those the
 //     build read: part tables, view headers): checking them against the
 //     image means decoding them, which is all keeping them saved, and a
 //     hash kept beside them would be the writer's too. The build decodes
@@ -67,8 +78,9 @@ import (
 //     sidecar half the size.
 
 // sidecarVersion is the format version; a change makes old sidecars ignored.
-// Version 4 adds the sizes of lazily sized views (lazyview.go).
-const sidecarVersion = 4
+// Version 4 adds the sizes of lazily sized views (lazyview.go), version 5
+// the sky tables (levelcore_sky.go).
+const sidecarVersion = 5
 
 var sidecarMagic = [8]byte{'G', 'C', 'F', 'S', 'I', 'D', 'X', 0}
 
@@ -85,6 +97,12 @@ const (
 	maxIndexTotal = 16 << 20
 	// maxKeyDirBytes bounds the directory-record bytes hashed for the key.
 	maxKeyDirBytes = 16 << 20
+	// maxSideSkyDefs bounds one sky table's texture defs: 16 bytes for
+	// each of the most (an int16 count) a header can declare.
+	maxSideSkyDefs = 0x8000 * levelcore.SkyTextureDefSize
+	// maxSkyTotal bounds a tree's sky table bytes (retail's are a few KiB
+	// in all): past it a table is not kept (listed from core_data).
+	maxSkyTotal = 4 << 20
 )
 
 // ErrSidecar is wrapped by every SidecarError.
@@ -112,6 +130,8 @@ type sideEntry struct {
 	cOff    int64 // corrupt: the codec's stream offset
 	rule    string
 	index   []byte // codec.Index.AppendBinary's bytes (checked by codec.LoadIndex when used)
+	// sky: a sky table's entry (levelcore_sky.go), none of the above set
+	sky *skyTable
 }
 
 // sidecar is a tree's persisted index: loaded at build, grown by scans,
@@ -126,6 +146,7 @@ type sidecar struct {
 	entries map[string]*sideEntry
 	dirty   int   // changes since the last save
 	ibytes  int64 // index bytes in all
+	sbytes  int64 // sky table bytes in all
 	timer   *time.Timer
 	delay   time.Duration
 	// Entries refused since the load (the image contradicted them), and
@@ -225,6 +246,7 @@ func (b *builder) loadSidecar() {
 			s.entries = ents
 			for _, e := range ents {
 				s.ibytes += int64(len(e.index))
+				s.sbytes += e.sky.bytes()
 			}
 			return
 		}
@@ -355,6 +377,8 @@ const (
 	sideCorrupt = 2
 	sideIndex   = 4
 	sideFlags   = sideSized | sideCorrupt | sideIndex
+	// sideSky alone: a sky table's entry
+	sideSky = 8
 )
 
 // minSideEntry is the fewest bytes an entry takes (key length, a key byte,
@@ -366,7 +390,8 @@ const minSideEntry = 4 + 1 + 1
 //
 // Layout (little endian): magic[8], version u32, key[32], count u32, then
 // count entries {keylen u32, key, flags u8, [size i64], [corrupt: offset
-// i64, rulelen u32, rule], [index: len u32, bytes]}, then a CRC-32C of
+// i64, rulelen u32, rule], [index: len u32, bytes]} or, flags sideSky,
+// {keylen u32, key, flags u8, headerlen u32, header, defslen u32, defs}, then a CRC-32C of
 // everything before it. What parses is still only a claim: see the checks
 // of sideScan, sideLoadIndex and fallbackIndex.
 func parseSidecar(b []byte, key [32]byte) (map[string]*sideEntry, error) {
@@ -405,6 +430,22 @@ func parseSidecar(b []byte, key [32]byte) (map[string]*sideEntry, error) {
 		}
 		e := &sideEntry{}
 		flags := r.u8("flags")
+		if flags == sideSky {
+			hl := r.u32("sky header length")
+			if hl > levelcore.SkyHeaderSize {
+				r.fail(fmt.Sprintf("entry %d: sky header length %d", i, hl))
+				break
+			}
+			hdr := r.take(int(hl), "sky header")
+			dl := r.u32("sky defs length")
+			if dl > maxSideSkyDefs {
+				r.fail(fmt.Sprintf("entry %d: sky texture defs length %d", i, dl))
+				break
+			}
+			e.sky = &skyTable{header: hdr, defs: r.take(int(dl), "sky texture defs")}
+			ents[k] = e
+			continue
+		}
 		if flags&^sideFlags != 0 || flags&sideSized == 0 || flags&sideCorrupt != 0 && flags&sideIndex != 0 {
 			r.fail(fmt.Sprintf("entry %d: flags %#x", i, flags))
 			break
@@ -464,6 +505,14 @@ func marshalSidecar(key [32]byte, ents map[string]*sideEntry) []byte {
 		e := ents[k]
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(k)))
 		b = append(b, k...)
+		if e.sky != nil {
+			b = append(b, sideSky)
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(e.sky.header)))
+			b = append(b, e.sky.header...)
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(e.sky.defs)))
+			b = append(b, e.sky.defs...)
+			continue
+		}
 		var flags byte
 		if e.sized {
 			flags |= sideSized

@@ -257,10 +257,15 @@ func TestSidecarIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	flip := func(i int) []byte { b := bytes.Clone(good); b[i] ^= 0x40; return b }
+	// The previous format's file (no sky tables), sealed as it wrote it.
+	format4 := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(format4[8:], 4)
+	binary.LittleEndian.PutUint32(format4[len(format4)-4:], crc32.Checksum(format4[:len(format4)-4], castagnoli))
 	cases := map[string][]byte{
 		"truncated":     good[:len(good)/2],
 		"empty":         {},
 		"version":       flip(8),
+		"format 4":      format4,
 		"other image":   flip(20),
 		"damaged":       flip(len(good) / 2),
 		"checksum":      flip(len(good) - 1),
@@ -333,9 +338,11 @@ func TestSidecarOff(t *testing.T) {
 func TestSidecarRoundTrip(t *testing.T) {
 	key := [32]byte{1, 2, 3}
 	ents := map[string]*sideEntry{
-		"i4096+100":         {sized: true, size: 5000, index: []byte{1, 2, 3}},
-		"i4096+100/16+50":   {sized: true, size: 30, corrupt: true, cOff: 0x20, rule: string(codec.RuleTruncated)},
-		"i9000+16/0+16/4+4": {sized: true},
+		"i4096+100":          {sized: true, size: 5000, index: []byte{1, 2, 3}},
+		"i4096+100/16+50":    {sized: true, size: 30, corrupt: true, cOff: 0x20, rule: string(codec.RuleTruncated)},
+		"i9000+16/0+16/4+4":  {sized: true},
+		"si4096+100@16+4480": {sky: &skyTable{header: bytes.Repeat([]byte{3}, 0x40), defs: make([]byte, 32)}},
+		"si4096+100@0+8":     {sky: &skyTable{header: []byte{1, 2, 3, 4, 5, 6, 7, 8}}},
 	}
 	b := marshalSidecar(key, ents)
 	got, err := parseSidecar(b, key)
@@ -349,6 +356,9 @@ func TestSidecarRoundTrip(t *testing.T) {
 		g := got[k]
 		if g == nil || g.sized != e.sized || g.size != e.size || g.corrupt != e.corrupt || g.cOff != e.cOff || g.rule != e.rule || !bytes.Equal(g.index, e.index) {
 			t.Errorf("%s: %+v, want %+v", k, g, e)
+		}
+		if (g.sky == nil) != (e.sky == nil) || e.sky != nil && !g.sky.equal(*e.sky) {
+			t.Errorf("%s: sky table %+v, want %+v", k, g.sky, e.sky)
 		}
 	}
 	if _, err := parseSidecar(b, [32]byte{9}); !errors.Is(err, ErrSidecar) {
@@ -366,9 +376,10 @@ func FuzzSidecar(f *testing.F) {
 	key := [32]byte{7}
 	f.Add(marshalSidecar(key, map[string]*sideEntry{}))
 	f.Add(marshalSidecar(key, map[string]*sideEntry{
-		"i1+2":   {sized: true, size: 9},
-		"i1+2/3": {sized: true, size: 2, corrupt: true, cOff: 5, rule: "x"},
-		"i9+4":   {sized: true, size: 4, index: []byte{1, 2, 0, 0, 0, 4, 4, 0, 1, 0, 0}},
+		"i1+2":       {sized: true, size: 9},
+		"i1+2/3":     {sized: true, size: 2, corrupt: true, cOff: 5, rule: "x"},
+		"i9+4":       {sized: true, size: 4, index: []byte{1, 2, 0, 0, 0, 4, 4, 0, 1, 0, 0}},
+		"si9+4@0+64": {sky: &skyTable{header: make([]byte, 0x40), defs: make([]byte, 16)}},
 	}))
 	f.Add([]byte("GCFSIDX\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {

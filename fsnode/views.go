@@ -441,8 +441,12 @@ func (vr *viewReader) block(i int) ([]byte, error) {
 	if vr.cache == nil || vr.n.Ino == 0 {
 		return load()
 	}
-	return vr.cache.Get(cache.Key{File: vr.n.Ino, Block: i}, load)
+	return vr.cache.Get(vr.n.viewBlockKey(i), load)
 }
+
+// viewBlockKey is the cache key of block i of view n: a view is always cut
+// into viewBlock blocks (one layout), so its inode names them.
+func (n *Node) viewBlockKey(i int) cache.Key { return cache.Key{File: n.Ino, Block: i} }
 
 func (vr *viewReader) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {

@@ -32,11 +32,11 @@ func serverRead(t testing.TB, pid int) int64 {
 	return 0
 }
 
-// findStatOut stats every file below dir but those in a level core's
-// sky.d/ (see TestMountIndexSidecar), returning `stat`'s output.
+// findStatOut stats every file below dir (a level core's sky.d/textures/
+// listed too), returning `stat`'s output.
 func findStatOut(t testing.TB, dir string) []byte {
 	t.Helper()
-	out, err := exec.Command("sh", "-c", "cd \"$1\" && find . -path '*/sky.d' -prune -o -type f -print0 | sort -z | xargs -0 stat -c '%n %s %i'", "sh", dir).CombinedOutput()
+	out, err := exec.Command("sh", "-c", "cd \"$1\" && find . -type f -print0 | sort -z | xargs -0 stat -c '%n %s %i'", "sh", dir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("find|stat: %v %s", err, out)
 	}
@@ -47,11 +47,10 @@ func findStatOut(t testing.TB, dir string) []byte {
 // the server saves what it learned as it ends; a second mount of the same
 // image answers the same find|stat without reading streams (the server
 // reads almost nothing more than the FUSE requests); --no-index-cache
-// mounts neither read nor write one. A level core's sky.d/ is left out of
-// the find: listing sky.d/textures/ reads the sky block's header from
-// core_data on every mount (docs/tree.md: the one listing of the core that
-// reads core_data; the index cache does not keep it), which on the small
-// layout is most of what a second mount would read.
+// mounts neither read nor write one. The find lists every level core's
+// sky.d/textures/ too, whose first listing reads the sky table from
+// core_data: the index cache keeps the table, so the second mount lists it
+// reading nothing of core_data.
 func TestMountIndexSidecar(t *testing.T) {
 	d := getDisc(t, "small")
 	cache := t.TempDir()
@@ -88,9 +87,12 @@ func TestMountIndexSidecar(t *testing.T) {
 	second := serverRead(t, m2.pid) - r0
 	t.Logf("server bytes read by find|stat of %d files: first mount %d, second %d", bytes.Count(want, []byte("\n")), first, second)
 	// The FUSE requests of a find|stat are small; a stream scan reads the
-	// stream. The first mount scans every decoded file.
-	if second*4 > first {
-		t.Errorf("second mount's find|stat read %d bytes, the first %d: streams scanned again", second, first)
+	// stream. The first mount scans every decoded file and reads each sky
+	// table from core_data. Measured on the small layout: 7.2 MB first,
+	// 0.37 MB second (3.0 MB when the sky tables were not kept: 2.6 MB of
+	// core_data decoded to list sky.d/textures/).
+	if second*8 > first {
+		t.Errorf("second mount's find|stat read %d bytes, the first %d: streams scanned or core_data read again", second, first)
 	}
 	// Reads still work (an index is built on open).
 	for _, e := range d.decodedFiles()[:min(5, len(d.decodedFiles()))] {

@@ -16,6 +16,9 @@ import (
 // SkyHeaderSize is the sky header's size.
 const SkyHeaderSize = 0x40
 
+// SkyTextureDefSize is one texture def's size (DefsRange is a multiple).
+const SkyTextureDefSize = skyTextureDefSize
+
 const (
 	skyTextureDefSize = 0x10
 	// MaxSkyShells is the most shells a sky holds (Wrench asserts it).
