@@ -92,8 +92,16 @@ func (n *Node) runEncode() (encodedView, error) {
 }
 
 // lazySize sizes a lazily sized view once: from the sidecar when it has the
-// view, else by encoding it (and recording the size).
-func (n *Node) lazySize() {
+// view, else by encoding it (and recording the size), keeping the encode's
+// bytes for the read that usually follows a lookup's stat.
+func (n *Node) lazySize() { n.sizeLazy(true) }
+
+// sizeLazy is lazySize; keep false leaves the bytes out of the cache: the
+// sizing of a whole listing or of the views ahead of one (sizeahead.go),
+// where a read of each rarely follows (a find, a file manager) and kept
+// glbs pushed core_data's blocks out of the cache (a find then a cat of
+// every retail glb read 20% more of the image with them kept).
+func (n *Node) sizeLazy(keep bool) {
 	l := n.vm.lazy
 	l.once.Do(func() {
 		defer l.sized.Store(true)
@@ -110,7 +118,9 @@ func (n *Node) lazySize() {
 		}
 		n.size = int64(len(e.data))
 		n.sideRecordView(n.size)
-		n.keepEncoded(e.data)
+		if keep {
+			n.keepEncoded(e.data)
+		}
 	})
 }
 

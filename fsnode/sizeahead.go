@@ -41,7 +41,7 @@ func (n *Node) SizeChildren() {
 				if i >= int64(len(todo)) {
 					return
 				}
-				todo[i].lazySize()
+				todo[i].sizeLazy(false)
 			}
 		}()
 	}
@@ -125,7 +125,7 @@ func (t *Tree) runSizeAhead() {
 						return false
 					}
 				case c.Kind == View && c.vm != nil && c.vm.lazy != nil && !c.vm.lazy.sized.Load():
-					c.lazySize()
+					c.sizeLazy(false)
 					s.views.Add(1)
 					budget--
 				}

@@ -53,6 +53,9 @@ func TestSizeChildren(t *testing.T) {
 		if v.Size() <= 0 {
 			t.Errorf("%s: size %d", name, v.Size())
 		}
+		if _, ok := tree.Cache.Peek(v.viewBlockKey(0)); ok {
+			t.Errorf("%s: a listing's sizing left its bytes in the block cache", name)
+		}
 	}
 	if got := tree.ViewEncodes() - before; got != 2 {
 		t.Errorf("%d encodes for two views listed, then sized again", got)
