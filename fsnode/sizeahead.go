@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // SizeChildren sizes the lazily sized views among n's children (glb
@@ -64,8 +65,18 @@ type sizeAhead struct {
 	dir     *Node // the newest request, not taken yet
 	gen     atomic.Uint64
 	running bool
-	views   atomic.Int64 // views the worker sized, for tests
+	wake    chan struct{} // a new request for a running worker (1 buffered)
+	views   atomic.Int64  // views the worker sized, for tests
+	started atomic.Int64  // worker goroutines started, for tests
 }
+
+// sizeAheadLinger is how long an idle worker waits for the next listing
+// before its goroutine (and its thread, locked at a low priority) ends: a
+// walk lists a directory every few hundred microseconds, and a worker
+// started afresh for each cost a thread's creation and exit each time (439
+// threads in one retail find with the sidecar, where nothing was left to
+// size).
+const sizeAheadLinger = 200 * time.Millisecond
 
 // sizeAheadBelow asks the worker to size the views below n.
 func (t *Tree) sizeAheadBelow(n *Node) {
@@ -77,8 +88,16 @@ func (t *Tree) sizeAheadBelow(n *Node) {
 	defer s.mu.Unlock()
 	s.dir = n
 	s.gen.Add(1)
+	if s.wake == nil {
+		s.wake = make(chan struct{}, 1)
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
 	if !s.running {
 		s.running = true
+		s.started.Add(1)
 		t.siblingScans.Add(1) // Quiesce waits for it too
 		go func() {
 			defer t.siblingScans.Done()
@@ -96,21 +115,35 @@ func hasSubdirs(n *Node) bool {
 	return false
 }
 
-// runSizeAhead serves requests until none is waiting, at a low CPU
-// priority (backgroundThread): it must not delay the walk's requests.
+// runSizeAhead serves requests until none comes for sizeAheadLinger, at a
+// low CPU priority (backgroundThread): it must not delay the walk's
+// requests.
 func (t *Tree) runSizeAhead() {
 	backgroundThread()
 	s := &t.sizing
+	idle := time.NewTimer(sizeAheadLinger)
+	defer idle.Stop()
 	for {
 		s.mu.Lock()
 		dir, gen := s.dir, s.gen.Load()
 		s.dir = nil
-		if dir == nil {
-			s.running = false
-			s.mu.Unlock()
-			return
-		}
 		s.mu.Unlock()
+		if dir == nil {
+			idle.Reset(sizeAheadLinger)
+			select {
+			case <-s.wake:
+				continue
+			case <-idle.C:
+			}
+			s.mu.Lock()
+			if s.dir == nil {
+				s.running = false
+				s.mu.Unlock()
+				return
+			}
+			s.mu.Unlock()
+			continue
+		}
 		budget := sizeAheadViews
 		var walk func(d *Node) bool
 		walk = func(d *Node) bool {

@@ -83,6 +83,18 @@ func TestSizeChildren(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// Listings in quick succession (a walk) are served by one worker, not
+	// one started (a thread made and ended) for each.
+	started := tree.sizing.started.Load()
+	for _, c := range lvl.Children {
+		if c.Kind == Dir {
+			c.SizeChildren()
+		}
+	}
+	lvl.SizeChildren()
+	if got := tree.sizing.started.Load() - started; got > 1 {
+		t.Errorf("%d size-ahead workers started for listings in quick succession", got)
+	}
 	if sized > sizeAheadViews+2 { // the worker's bound, and the listing's own
 		t.Errorf("size-ahead sized %d views for one listing; its bound is %d", sized, sizeAheadViews)
 	}
