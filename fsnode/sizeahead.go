@@ -66,7 +66,6 @@ type sizeAhead struct {
 	gen     atomic.Uint64
 	running bool
 	wake    chan struct{} // a new request for a running worker (1 buffered)
-	views   atomic.Int64  // views the worker sized, for tests
 	started atomic.Int64  // worker goroutines started, for tests
 }
 
@@ -159,7 +158,6 @@ func (t *Tree) runSizeAhead() {
 					}
 				case c.Kind == View && c.vm != nil && c.vm.lazy != nil && !c.vm.lazy.sized.Load():
 					c.sizeLazy(false)
-					s.views.Add(1)
 					budget--
 				}
 			}

@@ -266,8 +266,8 @@ func (d *dirNode) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandl
 // dirHandle is one open directory: a position in its listing. Offsets are
 // positions + 1, as go-fuse numbers entries without one. The listing is
 // made on the first read after an open or a seek and dropped once read to
-// its end: a read-only mount keeps one handle per directory for the
-// mount's life (listings.go), and the kernel keeps the listing itself.
+// its end. A read-only mount opens one for each read (listings.go), so
+// each read makes the listing it serves; the kernel keeps the listing.
 type dirHandle struct {
 	d    *dirNode
 	mu   sync.Mutex
