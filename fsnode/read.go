@@ -173,7 +173,11 @@ func (n *Node) doScan(decodeBudget int64) {
 			n.sideRecordIndex(built) // (the size first: an index is kept with it)
 		}
 	}()
-	if n.within == nil {
+	if n.within == nil && decodeBudget == 0 {
+		// (Not for the file-ahead worker's scans: it sizes the next files
+		// itself, each decoded once for its index and blocks; a sibling
+		// scan racing it would scan them instead, and they would be
+		// decoded again when read.)
 		n.prefetchSiblings()
 	}
 	src, err := n.streamInput()
