@@ -404,7 +404,7 @@ func TestCorruptStream(t *testing.T) {
 	log, _ := os.ReadFile(m.logFile)
 	lines := 0
 	for _, l := range strings.Split(string(log), "\n") {
-		if strings.Contains(l, victim.Path) && !strings.Contains(l, "unique:") { // not FUSE trace lines
+		if strings.Contains(l, victim.Path) && !isTraceLine(l) {
 			lines++
 		}
 	}
