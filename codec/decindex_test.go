@@ -14,6 +14,7 @@ import (
 // Decode's output and first error and NewIndex's index, snapshots filled
 // (decodeAgree checks it on every test vector and fuzz input too).
 func TestNewIndexDecode(t *testing.T) {
+	sequentialTest(t)
 	old := blockTarget
 	defer func() { blockTarget = old }()
 	rng := rand.New(rand.NewPCG(3, 5))

@@ -44,6 +44,7 @@ func TestRoundTripTiny(t *testing.T) {
 }
 
 func TestRoundTripShapes(t *testing.T) {
+	sequentialTest(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	noise := func(n int) []byte {
 		b := make([]byte, n)
@@ -76,6 +77,7 @@ func TestRoundTripShapes(t *testing.T) {
 }
 
 func TestEncodeUsesEveryKind(t *testing.T) {
+	sequentialTest(t)
 	src := SampleData(5, 4<<20)
 	enc := Encode(src, EncodeOptions{})
 	st, err := Scan(bytes.NewReader(enc), int64(len(enc)), Options{})

@@ -76,6 +76,7 @@ func checkBlocks(t *testing.T, ix *Index, enc, full []byte, ranges int, seed uin
 }
 
 func TestIndexMatchesDecode(t *testing.T) {
+	sequentialTest(t)
 	for _, n := range []int{0, 1, 5, 65535, 65536, 65537, 300000, 3 << 20} {
 		src := SampleData(int64(n)+7, n)
 		enc := Encode(src, EncodeOptions{})
@@ -84,6 +85,7 @@ func TestIndexMatchesDecode(t *testing.T) {
 }
 
 func TestIndexMemoryBound(t *testing.T) {
+	sequentialTest(t)
 	// Noise repeating with a period of 40,000 bytes: every match reaches
 	// ~40 KB back, so every group's snapshot is near its largest and groups
 	// must grow to keep snapshots within 1/8 of the output.
@@ -148,6 +150,7 @@ func variedStreams() map[string][]byte {
 }
 
 func TestIndexSmallBlocksVariedStreams(t *testing.T) {
+	sequentialTest(t)
 	old := blockTarget
 	defer func() { blockTarget = old }()
 	streams := variedStreams()

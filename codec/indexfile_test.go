@@ -49,6 +49,7 @@ func TestLoadIndexRoundTrip(t *testing.T) {
 // (blocks decode to the stream's bytes or fail): never a panic or a huge
 // allocation.
 func TestLoadIndexHostile(t *testing.T) {
+	sequentialTest(t)
 	enc := Encode(SampleData(4, 900000), EncodeOptions{})
 	r := bytes.NewReader(enc)
 	ix, err := NewIndex(r, int64(len(enc)), Options{})

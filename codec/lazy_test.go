@@ -60,6 +60,7 @@ func lazyStreams(t *testing.T) map[string][]byte {
 // TestLazyRandomOrder: on a fresh index, blocks decoded cold in a random order
 // equal the full decode, for real and tiny blocks.
 func TestLazyRandomOrder(t *testing.T) {
+	sequentialTest(t)
 	old := blockTarget
 	defer func() { blockTarget = old }()
 	for _, bt := range []int64{64 << 10, 5000, 300} {
@@ -321,6 +322,7 @@ func TestFillSnapshots(t *testing.T) {
 // fresh index decodes all of it, in memory bounded by the snapshots it keeps
 // and a fixed window, not by the stream.
 func TestLazyCatchUpMemory(t *testing.T) {
+	sequentialTest(t)
 	enc := farStream(16 << 20) // every group needs a snapshot: from the start
 	r := bytes.NewReader(enc)
 	ix, err := NewIndex(r, int64(len(enc)), Options{})

@@ -49,7 +49,11 @@ func parallelAgree(t *testing.T, s []byte, opt Options, workers ...int) parStats
 }
 
 func TestDecodeParallelSample(t *testing.T) {
-	for _, blocks := range []int64{1, 3, 32} {
+	blockCounts := []int64{1, 3, 32}
+	if raceEnabled && testing.Short() {
+		blockCounts = []int64{1, 32} // (the non-race run has all three)
+	}
+	for _, blocks := range blockCounts {
 		setChunking(t, 0x2000, blocks)
 		for i, n := range []int{0, 5000, 0x2000 * 3, 300 << 10, 2 << 20} {
 			raw := SampleData(int64(i), n)

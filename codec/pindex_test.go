@@ -183,7 +183,11 @@ func setBlockTarget(t testing.TB, n int64) {
 // every chunk of an encoded stream is taken (the encoder ends a packet at
 // every sync block), and the index agrees with NewIndex's.
 func TestNewIndexParallel(t *testing.T) {
-	for _, blocks := range []int64{2, 4} {
+	blockCounts := []int64{2, 4}
+	if raceEnabled && testing.Short() {
+		blockCounts = blockCounts[:1] // (the workers race the same way; the non-race run has both)
+	}
+	for _, blocks := range blockCounts {
 		setChunking(t, 0x2000, blocks)
 		chunk := 0x2000 * blocks
 		streams := map[string][]byte{
@@ -216,7 +220,11 @@ func TestNewIndexParallel(t *testing.T) {
 // with dense sync points (speculation from inside packets and filler).
 func TestNewIndexParallelSmallBlocks(t *testing.T) {
 	streams := variedStreams()
-	for _, ch := range [][2]int64{{0x2000, 2}, {0x2000, 4}, {300, 1}, {37, 1}} {
+	chunkings := [][2]int64{{0x2000, 2}, {0x2000, 4}, {300, 1}, {37, 1}}
+	if raceEnabled && testing.Short() {
+		chunkings = [][2]int64{{0x2000, 2}, {37, 1}} // (the non-race run has all four)
+	}
+	for _, ch := range chunkings {
 		setChunking(t, ch[0], ch[1])
 		for _, bt := range []int64{1, 100, 4096, 50000} {
 			setBlockTarget(t, bt)

@@ -15,6 +15,7 @@ import (
 // loop covers a stream's first 48 KiB and each group's start) and on
 // corrupt versions of them.
 func TestScanFastLoopsAgree(t *testing.T) {
+	sequentialTest(t)
 	old := blockTarget
 	defer func() { blockTarget = old }()
 	rng := rand.New(rand.NewPCG(7, 11))

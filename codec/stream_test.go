@@ -26,6 +26,7 @@ func decodeToAgree(t *testing.T, s []byte, opt Options, flush int) {
 // window slides included, on whole streams, corrupt ones and past the
 // output limit.
 func TestDecodeToMatchesDecode(t *testing.T) {
+	sequentialTest(t)
 	raw := SampleData(7, 3<<20)
 	s := Encode(raw, EncodeOptions{Tag: "t"})
 	for _, flush := range []int{1, 300, 4096, 65536, 512 << 10} {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"gcfs/discimg/mkdisc"
-	"gcfs/discimg/mkdisc/mkdisctest"
 	"gcfs/gltf/gltftest"
 )
 
@@ -16,10 +15,7 @@ import (
 // directory (removed with it: a sparse 3.8 GB image).
 func retailImage(t testing.TB) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "retail.iso")
-	if _, err := mkdisctest.Generate(path, mkdisc.Retail, 1); err != nil {
-		t.Fatal(err)
-	}
+	path, _ := sharedImage(t, mkdisc.Retail)
 	return path
 }
 

@@ -18,31 +18,53 @@ import (
 	"gcfs/discimg/mkdisc/mkdisctest"
 )
 
-// The small synthetic disc, generated once for the package's second-edition
-// tests; each test that damages it works on its own copy.
-var smallDisc struct {
-	once sync.Once
+// The synthetic discs, each generated once per test binary (in sharedDir,
+// which TestMain removes) for the package's tests; a test that damages one
+// works on its own copy.
+var (
+	sharedMu    sync.Mutex
+	sharedDir   string
+	sharedDiscs = map[mkdisc.Layout]*sharedDisc{}
+)
+
+type sharedDisc struct {
 	path string
 	res  *mkdisc.Result
 	err  error
 }
 
-func small(t *testing.T) (string, *mkdisc.Result) {
-	t.Helper()
-	smallDisc.once.Do(func() {
-		dir, err := os.MkdirTemp("", "gcfs-fsnode-small-")
-		if err != nil {
-			smallDisc.err = err
-			return
-		}
-		smallDisc.path = filepath.Join(dir, "small.iso")
-		smallDisc.res, smallDisc.err = mkdisctest.Generate(smallDisc.path, mkdisc.Small, 1)
-	})
-	if smallDisc.err != nil {
-		t.Fatal(smallDisc.err)
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedDir != "" {
+		os.RemoveAll(sharedDir)
 	}
-	return smallDisc.path, smallDisc.res
+	os.Exit(code)
 }
+
+// sharedImage generates layout (seed 1) the first time a test asks for it.
+func sharedImage(t testing.TB, layout mkdisc.Layout) (string, *mkdisc.Result) {
+	t.Helper()
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	d := sharedDiscs[layout]
+	if d == nil {
+		d = &sharedDisc{}
+		sharedDiscs[layout] = d
+		if sharedDir == "" {
+			sharedDir, d.err = os.MkdirTemp("", "gcfs-fsnode-")
+		}
+		if d.err == nil {
+			d.path = filepath.Join(sharedDir, string(layout)+".iso")
+			d.res, d.err = mkdisctest.Generate(d.path, layout, 1)
+		}
+	}
+	if d.err != nil {
+		t.Fatalf("%s disc: %v", layout, d.err)
+	}
+	return d.path, d.res
+}
+
+func small(t testing.TB) (string, *mkdisc.Result) { return sharedImage(t, mkdisc.Small) }
 
 // copyOf copies the small disc so a test may damage it.
 func copyOf(t *testing.T) string {

@@ -16,7 +16,6 @@ import (
 	"gcfs/codec"
 	"gcfs/discimg"
 	"gcfs/discimg/mkdisc"
-	"gcfs/discimg/mkdisc/mkdisctest"
 	"gcfs/fsnode/testdisc"
 )
 
@@ -94,10 +93,7 @@ func TestSidecarRemount(t *testing.T) {
 			if layout == mkdisc.Small {
 				path = copyOf(t)
 			} else {
-				path = filepath.Join(t.TempDir(), "retail.iso")
-				if _, err := mkdisctest.Generate(path, mkdisc.Retail, 1); err != nil {
-					t.Fatal(err)
-				}
+				path = retailImage(t)
 			}
 			testSidecarRemount(t, path)
 		})

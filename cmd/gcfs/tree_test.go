@@ -6,12 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/urfave/cli/v2"
@@ -59,14 +61,76 @@ func treeFails(t testing.TB, args ...string) treeResult {
 	return r
 }
 
+// genLayout gives the test its own copy of layout (seed 1), which it may
+// damage (the retail layout's one image is shared: never damage it): the
+// layout is generated once per test binary (in layoutDir, which TestMain
+// removes) and copied. The Result is shared: read it, never change it.
 func genLayout(t *testing.T, layout mkdisc.Layout) (string, *mkdisc.Result) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), string(layout)+".iso")
-	res, err := mkdisctest.Generate(path, layout, 1)
-	if err != nil {
-		t.Fatalf("mkdisc %s: %v", layout, err)
+	layoutMu.Lock()
+	g := layouts[layout]
+	if g == nil {
+		g = &generated{}
+		layouts[layout] = g
+		if layoutDir == "" {
+			layoutDir, g.err = os.MkdirTemp("", "gcfs-cmd-layouts-")
+		}
+		if g.err == nil {
+			g.path = filepath.Join(layoutDir, string(layout)+".iso")
+			g.res, g.err = mkdisctest.Generate(g.path, layout, 1)
+		}
 	}
-	return path, res
+	layoutMu.Unlock()
+	if g.err != nil {
+		t.Fatalf("mkdisc %s: %v", layout, g.err)
+	}
+	if layout == mkdisc.Retail {
+		return g.path, g.res // (3.8 GB: read only, by one test)
+	}
+	path := filepath.Join(t.TempDir(), string(layout)+".iso")
+	if err := copyImage(g.path, path); err != nil {
+		t.Fatal(err)
+	}
+	return path, g.res
+}
+
+var (
+	layoutMu  sync.Mutex
+	layoutDir string
+	layouts   = map[mkdisc.Layout]*generated{}
+)
+
+type generated struct {
+	path string
+	res  *mkdisc.Result
+	err  error
+}
+
+// copyImage copies src to a new file dst with extract's copySparse, which
+// leaves all-zero stretches holes (the retail layout is 3.8 GB, most of it
+// unwritten).
+func copyImage(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	_, err = copySparse(out, io.NewSectionReader(in, 0, st.Size()), make([]byte, 1<<20))
+	if err == nil {
+		err = out.Truncate(st.Size())
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func manifestText(t testing.TB, m []mkdisc.ManifestEntry) string {
