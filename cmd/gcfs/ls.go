@@ -65,8 +65,21 @@ func runLs(c *cli.Context) error {
 	}
 	full := c.Bool("recursive") || !n.IsDir()
 	long, asJSON := c.Bool("long"), c.Bool("json")
-	if long || asJSON {
-		warmSizes(list)
+	warmSizes(list, long || asJSON)
+	if !asJSON {
+		// A view that does not encode has no file: the mount answers ENOENT
+		// for it and leaves it out of its listings, and so does ls (its
+		// error is on stderr, once). --json keeps it, with the error.
+		if !n.IsDir() && n.ViewFailed() {
+			return exitErr(1, "%s: %s: %v", o.path, n.Path(), n.Err())
+		}
+		kept := list[:0]
+		for _, x := range list {
+			if !x.ViewFailed() {
+				kept = append(kept, x)
+			}
+		}
+		list = kept
 	}
 	w := bufio.NewWriterSize(outWriter(c), 64<<10)
 	defer w.Flush()

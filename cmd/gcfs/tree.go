@@ -236,12 +236,13 @@ func typeName(n *fsnode.Node) string {
 	return "file"
 }
 
-// warmSizes runs the size scan of every decoded node in parallel, so that a
-// listing with sizes does not scan one stream at a time.
-func warmSizes(nodes []*fsnode.Node) {
+// warmSizes runs the sizing of every view (a lazily sized one encodes unless
+// the sidecar has it) and, with decoded, the size scan of every decoded node
+// in parallel, so that a listing does not scan or encode one at a time.
+func warmSizes(nodes []*fsnode.Node, decoded bool) {
 	var todo []*fsnode.Node
 	for _, n := range nodes {
-		if n.Kind == fsnode.Decoded {
+		if n.Kind == fsnode.View || decoded && n.Kind == fsnode.Decoded {
 			todo = append(todo, n)
 		}
 	}
