@@ -52,7 +52,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -timeout 60m ./... | tee bench.out
 	@echo "== speed figures (scripts/bench-summary.sh bench.out)"
 	@./scripts/bench-summary.sh bench.out
-	@./scripts/bench-squashfs.sh $(BIN)
+	@GO=$(GO) ./scripts/bench-squashfs.sh $(BIN)
 
 # Each target fuzzes for FUZZTIME; a new interesting input is minimised for at
 # most FUZZMINIMIZE (Go's default, 60s, left little time to fuzz). The output

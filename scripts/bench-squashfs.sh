@@ -3,7 +3,9 @@
 # retail layout (issue 23), the way a user would pick an alternative: the
 # tree is extracted once (gcfs extract), packed with mksquashfs -comp zstd,
 # and mounted with squashfuse_ll (the FUSE peer) and the kernel's squashfs
-# (no FUSE at all). Each figure is timed on a fresh mount (images in the
+# (no FUSE at all), and beside them the floor under any go-fuse server
+# (scripts/fusefloor: the extracted tree served from memory with gcfs's
+# mount options, built here with $GO or go). Each figure is timed on a fresh mount (images in the
 # page cache), ROUNDS rounds (default 3) in one run, and printed with its
 # ratio to the kernel's: compare the ratios of one run, not figures of
 # different runs (the machine may be busy).
@@ -61,6 +63,20 @@ mount_gcfs() { "$G" mount --no-index-cache "$W/retail.iso" "$MNT"; }
 mount_gcfs_side() { "$G" mount "$W/retail.iso" "$MNT"; }
 mount_sqfuse() { squashfuse_ll "$W/tree.sqfs" "$MNT"; }
 mount_kernel() { mount -t squashfs -o loop,ro "$W/tree.sqfs" "$MNT"; }
+# The floor runs attached (it has no background mode): ready once mounted.
+mount_floor() {
+	"$W/fusefloor" "$W/tree" "$MNT" >/dev/null &
+	for _ in $(seq 1 100); do mountpoint -q "$MNT" && return 0; sleep 0.05; done
+	return 1
+}
+
+floor=0
+GO=${GO:-go}
+if command -v "$GO" >/dev/null 2>&1 && (cd "$(dirname "$0")/.." && "$GO" build -o "$W/fusefloor" ./scripts/fusefloor); then
+	floor=1
+else
+	echo "bench-squashfs: no go to build scripts/fusefloor: its column is -"
+fi
 
 # The sidecar: one mount that stats everything writes it as it ends.
 mount_gcfs_side && find "$MNT" -printf '%s\n' >/dev/null
@@ -84,6 +100,7 @@ timed() {
 declare -A R
 systems="gcfs sqfuse"
 [ $kernel = 1 ] && systems="$systems kernel"
+[ $floor = 1 ] && systems="$systems floor"
 for r in $(seq 1 "$ROUNDS"); do
 	for fig in first warm cat; do
 		for sys in $systems; do
@@ -99,7 +116,7 @@ median() { echo "$@" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 echo "== squashfs anchors: retail layout, $nodes nodes, $ROUNDS rounds, ms (min-max); ratios of the medians"
-printf '%-34s %14s %14s %14s %10s %10s\n' figure gcfs squashfuse_ll kernel gcfs/sqfuse gcfs/kernel
+printf '%-34s %14s %14s %14s %14s %10s %10s %10s\n' figure gcfs squashfuse_ll kernel go-fuse-floor gcfs/sqfuse gcfs/kernel gcfs/floor
 for fig in first first_side warm cat; do
 	case $fig in
 	first) label="find -printf %s, first"; g=${R[first,gcfs]} ;;
@@ -115,5 +132,9 @@ for fig in first first_side warm cat; do
 	kr=-
 	kk=-
 	if [ -n "$k" ]; then kr=$(range $k); kk=$(ratio "$(median $g)" "$(median $k)"); fi
-	printf '%-34s %14s %14s %14s %10s %10s\n' "$label" "$(range $g)" "$(range $s)" "$kr" "$(ratio "$(median $g)" "$(median $s)")" "$kk"
+	fl=${R[$f,floor]:-}
+	fr=-
+	ff=-
+	if [ -n "$fl" ]; then fr=$(range $fl); ff=$(ratio "$(median $g)" "$(median $fl)"); fi
+	printf '%-34s %14s %14s %14s %14s %10s %10s %10s\n' "$label" "$(range $g)" "$(range $s)" "$kr" "$fr" "$(ratio "$(median $g)" "$(median $s)")" "$kk" "$ff"
 done

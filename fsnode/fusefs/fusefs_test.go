@@ -265,8 +265,8 @@ func TestTreeAttrsAndReaddir(t *testing.T) {
 	if err := unix.Stat(filepath.Join(mnt, "G"), &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.Mode != unix.S_IFDIR|0o555 || st.Ino != inoOf("G") || st.Nlink != 3 {
-		t.Fatalf("stat G = mode %o ino %d nlink %d", st.Mode, st.Ino, st.Nlink)
+	if st.Mode != unix.S_IFDIR|0o555 || st.Ino != inoOf("G") || st.Nlink != 3 || st.Blksize != dirBlksize {
+		t.Fatalf("stat G = mode %o ino %d nlink %d blksize %d", st.Mode, st.Ino, st.Nlink, st.Blksize)
 	}
 	var sf unix.Statfs_t
 	if err := unix.Statfs(mnt, &sf); err != nil {

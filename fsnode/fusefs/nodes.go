@@ -203,6 +203,9 @@ func (s *fsys) fillAttr(out *fuse.Attr, mode uint32, size int64, nlink uint32) {
 	out.Size = uint64(size)
 	out.Blocks = uint64((size + 511) / 512)
 	out.Blksize = blksize
+	if mode&syscall.S_IFMT == syscall.S_IFDIR {
+		out.Blksize = dirBlksize
+	}
 	out.Nlink = nlink
 	out.Owner = fuse.Owner{Uid: s.uid, Gid: s.gid}
 	if !s.mtime.IsZero() {
