@@ -34,10 +34,26 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 	kind := string(cl.Kind)
 	add := func(file string, lod mesh.LOD) {
 		name := gltf.ClassMeshName(kind, cl.OClass, lod)
-		b.addLazyView(src, file, ViewGLB, func() (encodedView, error) {
+		b.addLazyView(src, file, ViewGLB, func(sizeOnly bool) (encodedView, error) {
 			block, err := readWhole(src)
 			if err != nil {
 				return encodedView{}, err
+			}
+			if sizeOnly { // the textures' lengths, not their bytes
+				sizes := make([]int64, slots)
+				for k, n := range pngs {
+					if n == nil {
+						continue
+					}
+					if sizes[k] = n.Size(); n.Err() != nil {
+						return encodedView{}, fmt.Errorf("texture slot %d: %w", k, n.Err())
+					}
+				}
+				size, m, err := gltf.ClassGLBSize(kind, lod, name, block, sizes)
+				if err != nil {
+					return encodedView{}, err
+				}
+				return encodedView{size: size, attrs: classMeshAttrs(m)}, nil
 			}
 			tex := make([][]byte, slots)
 			for k, n := range pngs {
@@ -52,11 +68,15 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 			if err != nil {
 				return encodedView{}, err
 			}
-			return encodedView{data: glb, attrs: []Attr{{"vertices", strconv.Itoa(len(m.Positions))}, {"triangles", strconv.Itoa(len(m.Triangles))}}}, nil
+			return encodedView{data: glb, attrs: classMeshAttrs(m)}, nil
 		})
 	}
 	add("mesh.glb", mesh.High)
 	if cl.Kind == levelcore.Moby {
 		add("mesh_low.glb", mesh.Low)
 	}
+}
+
+func classMeshAttrs(m *mesh.Mesh) []Attr {
+	return []Attr{{"vertices", strconv.Itoa(len(m.Positions))}, {"triangles", strconv.Itoa(len(m.Triangles))}}
 }

@@ -44,7 +44,7 @@ func (b *builder) gameplayBlocks(n *Node) {
 	}
 	if childNamed(n.Parent, "gameplay.json") == nil {
 		var logOnce sync.Once
-		b.addLazyView(n, "gameplay.json", ViewJSON, func() (encodedView, error) { return n.gameplayJSON(&logOnce) })
+		b.addLazyView(n, "gameplay.json", ViewJSON, func(sizeOnly bool) (encodedView, error) { return n.gameplayJSON(&logOnce, sizeOnly) })
 	}
 	if childNamed(n.Parent, "gameplay.d") != nil {
 		return
@@ -104,7 +104,7 @@ func (b *builder) gameplayBlocks(n *Node) {
 // gameplayJSON encodes gameplay.json: the whole decoded stream read by
 // package gameplay, its document written in key order. Every block, record
 // or field left undecoded is logged once (the first encode), one line each.
-func (n *Node) gameplayJSON(logOnce *sync.Once) (encodedView, error) {
+func (n *Node) gameplayJSON(logOnce *sync.Once, sizeOnly bool) (encodedView, error) {
 	r, err := n.Open()
 	if err != nil {
 		return encodedView{}, err
@@ -131,14 +131,33 @@ func (n *Node) gameplayJSON(logOnce *sync.Once) (encodedView, error) {
 			}
 		}
 	})
-	var out bytes.Buffer
-	if err := gameplay.WriteJSON(&out, g.Doc); err != nil {
-		return encodedView{}, err
+	var e encodedView
+	if sizeOnly {
+		var c countingWriter
+		if err := gameplay.WriteJSON(&c, g.Doc); err != nil {
+			return encodedView{}, err
+		}
+		e.size = c.n
+	} else {
+		var out bytes.Buffer
+		if err := gameplay.WriteJSON(&out, g.Doc); err != nil {
+			return encodedView{}, err
+		}
+		e.data = out.Bytes()
 	}
-	return encodedView{data: out.Bytes(), attrs: []Attr{
+	e.attrs = []Attr{
 		{Name: "undecoded", Value: strconv.Itoa(len(g.Problems))},
 		{Name: "moby_instances", Value: strconv.Itoa(len(g.Mobies))},
 		{Name: "tie_instances", Value: strconv.Itoa(len(g.Ties))},
 		{Name: "shrub_instances", Value: strconv.Itoa(len(g.Shrubs))},
-	}}, nil
+	}
+	return e, nil
+}
+
+// countingWriter counts what is written to it: a size-only encode's output.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
 }

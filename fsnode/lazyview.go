@@ -36,12 +36,29 @@ import (
 // mesh's vertex and triangle counts).
 type encodedView struct {
 	data  []byte
+	size  int64  // the length, where a size-only encode left data nil
 	attrs []Attr // Name without XattrPrefix
 }
 
+// length is the view's length: its bytes', or the size a size-only encode
+// gave.
+func (e encodedView) length() int64 {
+	if e.data != nil {
+		return int64(len(e.data))
+	}
+	return e.size
+}
+
 // viewEncoder encodes a lazily sized view whole. It must be deterministic
-// (the same bytes every time) and bounded by its source's bytes.
-type viewEncoder func() (encodedView, error)
+// (the same bytes every time) and bounded by its source's bytes. Given
+// sizeOnly, it may return only the length (data nil, size set) and the
+// attributes, where it knows them without writing the bytes (a glb from
+// its plan, JSON counted as it is written): the sizing of a listing or of
+// the views ahead of a walk keeps no bytes, and a first find of the retail
+// tree sizes 10,441 glbs. Whatever it returns, it must fail where the full
+// encode fails and give the full encode's length: its tests compare the
+// two on every view of a generated disc.
+type viewEncoder func(sizeOnly bool) (encodedView, error)
 
 // lazyView is a lazily sized view's state (viewMeta.lazy).
 type lazyView struct {
@@ -74,16 +91,20 @@ func (b *builder) addLazyView(src *Node, name, kind string, encode viewEncoder) 
 // it is an error): the tree's --max-decoded, the largest content it holds.
 func (t *Tree) maxLazyView() int64 { return t.opt.MaxDecoded }
 
-// runEncode encodes the view, counting it, and checks what it made.
-func (n *Node) runEncode() (encodedView, error) {
+// runEncode encodes the view (only its length and attributes where
+// sizeOnly and the encoder can), counting it, and checks what it made.
+func (n *Node) runEncode(sizeOnly bool) (encodedView, error) {
 	l := n.vm.lazy
 	n.tree.viewEncodes.Add(1)
-	e, err := l.encode()
+	e, err := l.encode(sizeOnly)
 	if err != nil {
 		return encodedView{}, err
 	}
-	if lim := n.tree.maxLazyView(); int64(len(e.data)) > lim {
-		return encodedView{}, fmt.Errorf("%d bytes, more than the %d a view may have (--max-decoded)", len(e.data), lim)
+	if !sizeOnly && e.data == nil {
+		e.data = []byte{} // an encoder that ignored the mode's empty view
+	}
+	if lim := n.tree.maxLazyView(); e.length() > lim || e.length() < 0 {
+		return encodedView{}, fmt.Errorf("%d bytes, more than the %d a view may have (--max-decoded)", e.length(), lim)
 	}
 	l.mu.Lock()
 	l.attrs, l.attrsKnown = e.attrs, true
@@ -96,7 +117,8 @@ func (n *Node) runEncode() (encodedView, error) {
 // bytes for the read that usually follows a lookup's stat.
 func (n *Node) lazySize() { n.sizeLazy(true) }
 
-// sizeLazy is lazySize; keep false leaves the bytes out of the cache: the
+// sizeLazy is lazySize; keep false sizes the view without its bytes where
+// the encoder can (viewEncoder's sizeOnly) and leaves them out of the cache: the
 // sizing of a whole listing or of the views ahead of one (sizeahead.go),
 // where a read of each rarely follows (a find, a file manager) and kept
 // glbs pushed core_data's blocks out of the cache (a find then a cat of
@@ -109,16 +131,16 @@ func (n *Node) sizeLazy(keep bool) {
 			n.size, l.fromSide = size, true
 			return
 		}
-		e, err := n.runEncode()
+		e, err := n.runEncode(!keep)
 		if err != nil {
 			l.err = &ViewError{Path: n.path, Err: err}
 			l.failed.Store(true)
 			n.logFile(l.err)
 			return
 		}
-		n.size = int64(len(e.data))
+		n.size = e.length()
 		n.sideRecordView(n.size)
-		if keep {
+		if keep && e.data != nil {
 			n.keepEncoded(e.data)
 		}
 	})
@@ -168,7 +190,7 @@ func (n *Node) openLazy() (Reader, error) {
 		return nil, err
 	}
 	lazy := func() (io.ReaderAt, error) {
-		e, err := n.runEncode()
+		e, err := n.runEncode(false)
 		if err != nil {
 			return nil, err
 		}
@@ -197,11 +219,9 @@ func (n *Node) lazyXattrs(add func(name, value string)) {
 	known := l.attrsKnown
 	l.mu.Unlock()
 	if !known {
-		e, err := n.runEncode()
-		if err != nil {
+		if _, err := n.runEncode(true); err != nil { // for the attributes alone
 			return
 		}
-		n.keepEncoded(e.data)
 	}
 	l.mu.Lock()
 	attrs := l.attrs

@@ -69,7 +69,7 @@ func (b *builder) skyDir(core *Node, c *levelcore.Core, cd *Node) {
 // with the PNG views of sky.d/textures/ embedded, a lazily sized view
 // (lazyview.go) like tfrags.glb.
 func (b *builder) skyMeshView(src, textures *Node) {
-	b.addLazyView(src, "sky.glb", ViewGLB, func() (encodedView, error) {
+	b.addLazyView(src, "sky.glb", ViewGLB, func(bool) (encodedView, error) {
 		block, err := readWhole(src)
 		if err != nil {
 			return encodedView{}, err

@@ -32,12 +32,15 @@ func (b *builder) levelScenes() {
 			continue
 		}
 		gp, lv := gp, lv
-		b.addLazyView(gp, "level.glb", ViewGLB, func() (encodedView, error) { return levelGLB(lv, gp, core.LevelCore(), cd) })
+		b.addLazyView(gp, "level.glb", ViewGLB, func(sizeOnly bool) (encodedView, error) {
+			return levelGLB(lv, gp, core.LevelCore(), cd, sizeOnly)
+		})
 	}
 }
 
-// levelGLB reads the level's decoded streams and encodes its scene.
-func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node) (encodedView, error) {
+// levelGLB reads the level's decoded streams and encodes its scene (sizes
+// it from its plan, sizeOnly).
+func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node, sizeOnly bool) (encodedView, error) {
 	in := levelscene.Input{Core: core}
 	var err error
 	if in.Gameplay, err = readWhole(gp); err != nil {
@@ -70,14 +73,20 @@ func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node) (encodedView, error)
 	if err != nil {
 		return encodedView{}, err
 	}
-	out, err := gltf.Encode(res.Scene)
+	var e encodedView
+	if sizeOnly {
+		e.size, err = gltf.Size(res.Scene)
+	} else {
+		e.data, err = gltf.Encode(res.Scene)
+	}
 	if err != nil {
 		return encodedView{}, err
 	}
-	return encodedView{data: out, attrs: []Attr{
+	e.attrs = []Attr{
 		{Name: "meshes", Value: strconv.Itoa(len(res.Scene.Meshes))},
 		{Name: "nodes", Value: strconv.Itoa(len(res.Scene.Nodes))},
 		{Name: "instances_left_out", Value: strconv.Itoa(res.InstancesLeftOut)},
 		{Name: "left_out", Value: strings.Join(append(res.LeftOut, unread...), "; ")},
-	}}, nil
+	}
+	return e, nil
 }

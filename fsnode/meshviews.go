@@ -74,7 +74,7 @@ func (b *builder) chunkMeshViews() {
 // directory whose textures/tfrag/ the tfrags' textures are.
 func (b *builder) meshView(src *Node, kind meshKind, core func() *Node) {
 	var v *Node
-	v = b.addLazyView(src, src.Name+".glb", ViewGLB, func() (encodedView, error) {
+	v = b.addLazyView(src, src.Name+".glb", ViewGLB, func(bool) (encodedView, error) {
 		return encodeMeshView(v, src, kind, core)
 	})
 }

@@ -65,7 +65,7 @@ func BenchmarkGLB(b *testing.B) {
 		b.Run(name+"-encode", func(b *testing.B) {
 			b.SetBytes(v.Size())
 			for i := 0; i < b.N; i++ {
-				if _, err := v.runEncode(); err != nil {
+				if _, err := v.runEncode(false); err != nil {
 					b.Fatal(err)
 				}
 			}

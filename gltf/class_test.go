@@ -46,6 +46,49 @@ func TestClassGLB(t *testing.T) {
 	}
 }
 
+// TestClassGLBSize: ClassGLBSize, from the PNGs' lengths alone, is
+// ClassGLB's length, for every LOD and with slots left untextured; it fails
+// where ClassGLB fails; Encode refuses a PNG size without bytes.
+func TestClassGLBSize(t *testing.T) {
+	b, pngs := largeMoby(t)
+	for _, lod := range []mesh.LOD{mesh.High, mesh.Low} {
+		for _, hole := range []int{-1, 0, 2} {
+			ps := append([][]byte(nil), pngs...)
+			if hole >= 0 {
+				ps[hole] = nil
+			}
+			sizes := make([]int64, len(ps))
+			for k, p := range ps {
+				sizes[k] = int64(len(p))
+			}
+			name := ClassMeshName("moby", 7, lod)
+			glb, m, err := ClassGLB("moby", lod, name, b, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, m2, err := ClassGLBSize("moby", lod, name, b, sizes)
+			if err != nil || n != int64(len(glb)) || len(m2.Triangles) != len(m.Triangles) {
+				t.Errorf("lod %v, slot %d untextured: ClassGLBSize %d (%v), ClassGLB %d bytes", lod, hole, n, err, len(glb))
+			}
+		}
+	}
+	if _, _, err := ClassGLBSize("moby", mesh.High, "x", b[:0x60], []int64{1, 2, 3}); err == nil {
+		t.Error("a cut block was sized")
+	}
+	if _, _, err := ClassGLBSize("moby", mesh.High, "x", b, []int64{1, -2, 3}); err == nil {
+		t.Error("a negative PNG size was sized")
+	}
+	m, err := mesh.ReadClass("moby", mesh.High, b, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ClassScene("x", m, pngs)
+	s.Materials[1].PNG, s.Materials[1].PNGSize = nil, 5000
+	if _, err := Encode(s); err == nil {
+		t.Error("Encode wrote a PNG it was given only the size of")
+	}
+}
+
 // BenchmarkClassGLB: a large class's mesh.glb made from its block (decode
 // and encode), in MB/s of glb.
 func BenchmarkClassGLB(b *testing.B) {

@@ -71,6 +71,10 @@ type Material struct {
 	Name      string
 	BaseColor [4]float32
 	PNG       []byte
+	// PNGSize stands for PNG's length where PNG is nil: enough for Size,
+	// which never reads the bytes, so that a glb is sized without reading
+	// its textures. Encode refuses it.
+	PNGSize int64
 	// AlphaMode is glTF's: "" (OPAQUE), "MASK" or "BLEND".
 	AlphaMode string
 }
@@ -130,6 +134,11 @@ func Size(s *Scene) (int64, error) {
 
 // Encode writes s as a glb.
 func Encode(s *Scene) ([]byte, error) {
+	for i, m := range s.Materials {
+		if m.PNG == nil && m.PNGSize != 0 {
+			return nil, invalid("material %d (%q): a PNG size without its bytes (only Size takes one)", i, m.Name)
+		}
+	}
 	p, err := plan(s)
 	if err != nil {
 		return nil, err
@@ -373,7 +382,10 @@ func (pl *planner) materials() error {
 		if m.AlphaMode != "OPAQUE" {
 			dm.AlphaMode = m.AlphaMode
 		}
-		if len(m.PNG) > 0 {
+		if m.pngLen() < 0 {
+			return invalid("material %d (%q): PNG size %d", i, m.Name, m.PNGSize)
+		}
+		if m.pngLen() > 0 {
 			if len(pl.doc.Samplers) == 0 {
 				// linear magnification, trilinear minification; wrap
 				// modes repeat (the default)
@@ -394,6 +406,15 @@ func color64(c [4]float32) []float64 {
 	return []float64{float64(c[0]), float64(c[1]), float64(c[2]), float64(c[3])}
 }
 
+// pngLen is the length of the material's PNG: its bytes', or PNGSize
+// where it has none.
+func (m *Material) pngLen() int64 {
+	if m.PNG != nil {
+		return int64(len(m.PNG))
+	}
+	return m.PNGSize
+}
+
 // images appends the embedded PNGs after the meshes' data, one image and
 // buffer view each (textures were numbered in material order, as these).
 func (pl *planner) images() {
@@ -402,7 +423,7 @@ func (pl *planner) images() {
 			continue
 		}
 		png := m.PNG
-		bv := pl.view(int64(len(png)), 0, func(b []byte) []byte { return append(b, png...) })
+		bv := pl.view(m.pngLen(), 0, func(b []byte) []byte { return append(b, png...) })
 		pl.doc.Images = append(pl.doc.Images, docImage{BufferView: bv, MimeType: "image/png"})
 	}
 }
