@@ -45,8 +45,8 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 					if n == nil {
 						continue
 					}
-					if sizes[k] = n.Size(); n.Err() != nil {
-						return encodedView{}, fmt.Errorf("texture slot %d: %w", k, n.Err())
+					if sizes[k], err = pngSize(n, fmt.Sprintf("texture slot %d", k)); err != nil {
+						return encodedView{}, err
 					}
 				}
 				size, m, err := gltf.ClassGLBSize(kind, lod, name, block, sizes)

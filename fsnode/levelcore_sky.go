@@ -10,6 +10,7 @@ import (
 	"gcfs/assets"
 	"gcfs/discimg/levelcore"
 	"gcfs/gltf"
+	"gcfs/mesh"
 )
 
 // sky.d/ (SPEC "The tree, third edition"): beside a level core's sky block,
@@ -69,18 +70,37 @@ func (b *builder) skyDir(core *Node, c *levelcore.Core, cd *Node) {
 // with the PNG views of sky.d/textures/ embedded, a lazily sized view
 // (lazyview.go) like tfrags.glb.
 func (b *builder) skyMeshView(src, textures *Node) {
-	b.addLazyView(src, "sky.glb", ViewGLB, func(bool) (encodedView, error) {
+	b.addLazyView(src, "sky.glb", ViewGLB, func(sizeOnly bool) (encodedView, error) {
 		block, err := readWhole(src)
 		if err != nil {
 			return encodedView{}, err
 		}
-		out, shells, err := gltf.EncodeSky(src.Name, block, func(tex int32) ([]byte, error) {
+		texture := func(tex int32) (*Node, error) {
 			png := textures.Child(fmt.Sprintf("%02d.png", tex))
 			if png == nil {
 				return nil, fmt.Errorf("sky texture %d has no PNG in %s", tex, textures.path)
 			}
-			return readWhole(png)
-		})
+			return png, nil
+		}
+		var e encodedView
+		var shells []mesh.Mesh // the sky's shells
+		if sizeOnly {
+			e.size, shells, err = gltf.SizeSky(src.Name, block, func(tex int32) (int64, error) {
+				png, err := texture(tex)
+				if err != nil {
+					return 0, err
+				}
+				return wholeSize(png)
+			})
+		} else {
+			e.data, shells, err = gltf.EncodeSky(src.Name, block, func(tex int32) ([]byte, error) {
+				png, err := texture(tex)
+				if err != nil {
+					return nil, err
+				}
+				return readWhole(png)
+			})
+		}
 		if err != nil {
 			return encodedView{}, err
 		}
@@ -88,11 +108,12 @@ func (b *builder) skyMeshView(src, textures *Node) {
 		for _, m := range shells {
 			nv, nt = nv+len(m.Positions), nt+len(m.Triangles)
 		}
-		return encodedView{data: out, attrs: []Attr{
+		e.attrs = []Attr{
 			{"shells", strconv.Itoa(len(shells))},
 			{"vertices", strconv.Itoa(nv)},
 			{"triangles", strconv.Itoa(nt)},
-		}}, nil
+		}
+		return e, nil
 	})
 }
 

@@ -74,19 +74,16 @@ func (b *builder) chunkMeshViews() {
 // directory whose textures/tfrag/ the tfrags' textures are.
 func (b *builder) meshView(src *Node, kind meshKind, core func() *Node) {
 	var v *Node
-	v = b.addLazyView(src, src.Name+".glb", ViewGLB, func(bool) (encodedView, error) {
-		return encodeMeshView(v, src, kind, core)
+	v = b.addLazyView(src, src.Name+".glb", ViewGLB, func(sizeOnly bool) (encodedView, error) {
+		return encodeMeshView(v, src, kind, core, sizeOnly)
 	})
 }
 
 // readWhole reads a node's bytes (bounded by --max-decoded).
 func readWhole(n *Node) ([]byte, error) {
-	size := n.Size()
-	if err := n.Err(); err != nil {
+	size, err := wholeSize(n)
+	if err != nil {
 		return nil, err
-	}
-	if size > n.tree.opt.MaxDecoded {
-		return nil, fmt.Errorf("%s: %d bytes, more than --max-decoded (%d)", n.path, size, n.tree.opt.MaxDecoded)
 	}
 	r, err := n.Open()
 	if err != nil {
@@ -102,31 +99,75 @@ func readWhole(n *Node) ([]byte, error) {
 	return buf, nil
 }
 
-func encodeMeshView(v, src *Node, kind meshKind, core func() *Node) (encodedView, error) {
+func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, sizeOnly bool) (encodedView, error) {
 	block, err := readWhole(src)
 	if err != nil {
 		return encodedView{}, err
 	}
-	var out []byte
+	var e encodedView
 	var m *mesh.Mesh
-	switch kind {
-	case meshTfrags:
-		out, m, err = gltf.EncodeTfrags(src.Name, block, func(tex int32) ([]byte, error) { return tfragPNG(core, tex) })
+	switch {
+	case kind == meshTfrags && sizeOnly:
+		e.size, m, err = gltf.SizeTfrags(src.Name, block, func(tex int32) (int64, error) {
+			png, err := tfragPNG(core, tex)
+			if err != nil {
+				return 0, err
+			}
+			return pngSize(png, fmt.Sprintf("tfrag texture %d", tex))
+		})
+	case kind == meshTfrags:
+		e.data, m, err = gltf.EncodeTfrags(src.Name, block, func(tex int32) ([]byte, error) {
+			png, err := tfragPNG(core, tex)
+			if err != nil {
+				return nil, err
+			}
+			data, err := readWhole(png)
+			if err != nil {
+				return nil, fmt.Errorf("tfrag texture %d: %w", tex, err)
+			}
+			return data, nil
+		})
+	case sizeOnly:
+		e.size, m, err = gltf.SizeCollision(src.Name, block)
 	default:
-		out, m, err = gltf.EncodeCollision(src.Name, block)
+		e.data, m, err = gltf.EncodeCollision(src.Name, block)
 	}
 	if err != nil {
 		return encodedView{}, err
 	}
-	return encodedView{data: out, attrs: []Attr{
+	e.attrs = []Attr{
 		{"vertices", strconv.Itoa(len(m.Positions))},
 		{"triangles", strconv.Itoa(len(m.Triangles))},
-	}}, nil
+	}
+	return e, nil
 }
 
-// tfragPNG is the bytes of the level's tfrag texture tex's PNG view
+// wholeSize is the size readWhole would read, and its errors before the
+// read: what a size-only encode takes of a texture it would embed.
+func wholeSize(n *Node) (int64, error) {
+	size := n.Size()
+	if err := n.Err(); err != nil {
+		return 0, err
+	}
+	if size > n.tree.opt.MaxDecoded {
+		return 0, fmt.Errorf("%s: %d bytes, more than --max-decoded (%d)", n.path, size, n.tree.opt.MaxDecoded)
+	}
+	return size, nil
+}
+
+// pngSize is wholeSize of a texture's PNG view, what naming it in an error
+// (as the full encode names a texture it could not read).
+func pngSize(png *Node, what string) (int64, error) {
+	size, err := wholeSize(png)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	return size, nil
+}
+
+// tfragPNG is the level's tfrag texture tex's PNG view
 // (core/textures/tfrag/NNN.png).
-func tfragPNG(core func() *Node, tex int32) ([]byte, error) {
+func tfragPNG(core func() *Node, tex int32) (*Node, error) {
 	var table *Node
 	if c := core(); c != nil {
 		if t := c.Child("textures"); t != nil {
@@ -144,9 +185,5 @@ func tfragPNG(core func() *Node, tex int32) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("tfrag texture %d is past the level's tfrag texture table (%d entries)", tex, n)
 	}
-	data, err := readWhole(png)
-	if err != nil {
-		return nil, fmt.Errorf("tfrag texture %d: %w", tex, err)
-	}
-	return data, nil
+	return png, nil
 }

@@ -280,6 +280,9 @@ func TestMeshViewBadInput(t *testing.T) {
 	if v.Size() != 0 || !v.ViewFailed() || v.Err() == nil {
 		t.Fatalf("Size %d ViewFailed %v Err %v", v.Size(), v.ViewFailed(), v.Err())
 	}
+	if _, err := v.runEncode(true); err == nil {
+		t.Error("its size-only encode succeeded")
+	}
 	if err := src.ViewError(); err == nil || !strings.Contains(err.Error(), "no "+v.Name+": collision") {
 		t.Errorf("source's ViewError: %v", err)
 	}
@@ -291,8 +294,19 @@ func TestMeshViewBadInput(t *testing.T) {
 	}
 	// A tfrag texture past the level's table: no glb either.
 	blk, _ := mkdisc.TfragsBlock(5, 3, 4, 0)
-	if _, _, err := gltf.EncodeTfrags("tfrags", blk, func(tex int32) ([]byte, error) { return tfragPNG(func() *Node { return nil }, tex) }); err == nil || !strings.Contains(err.Error(), "past the level's tfrag texture table") {
+	noTable := func(tex int32) ([]byte, error) {
+		_, err := tfragPNG(func() *Node { return nil }, tex)
+		return nil, err
+	}
+	if _, _, err := gltf.EncodeTfrags("tfrags", blk, noTable); err == nil || !strings.Contains(err.Error(), "past the level's tfrag texture table") {
 		t.Errorf("tfrags naming textures of no table: %v", err)
+	}
+	noTableSize := func(tex int32) (int64, error) {
+		_, err := tfragPNG(func() *Node { return nil }, tex)
+		return 0, err
+	}
+	if _, _, err := gltf.SizeTfrags("tfrags", blk, noTableSize); err == nil || !strings.Contains(err.Error(), "past the level's tfrag texture table") {
+		t.Errorf("tfrags naming textures of no table, sized: %v", err)
 	}
 }
 

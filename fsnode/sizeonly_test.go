@@ -50,7 +50,7 @@ func TestSizeOnlyEncodesMatch(t *testing.T) {
 		return nil
 	})
 	// each kind that sizes without its bytes did so
-	for _, name := range []string{"mesh.glb", "gameplay.json", "level.glb"} {
+	for _, name := range []string{"mesh.glb", "gameplay.json", "level.glb", "tfrags.glb", "collision.glb", "sky.glb"} {
 		if kinds[name] == 0 {
 			t.Errorf("no %s sized without its bytes (%v)", name, kinds)
 		}

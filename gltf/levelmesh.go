@@ -18,6 +18,35 @@ import (
 // bytes embedded (png fails for a texture past the level's table: then no
 // glb).
 func EncodeTfrags(name string, block []byte, png func(tex int32) ([]byte, error)) ([]byte, *mesh.Mesh, error) {
+	s, m, err := tfragScene(name, block, func(tex int32, mat *Material) (err error) {
+		mat.PNG, err = png(tex)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := Encode(s)
+	return out, m, err
+}
+
+// SizeTfrags is len(EncodeTfrags(name, block, png)) for PNGs of the
+// lengths pngSize gives, computed without their bytes or writing the glb;
+// it fails where EncodeTfrags fails.
+func SizeTfrags(name string, block []byte, pngSize func(tex int32) (int64, error)) (int64, *mesh.Mesh, error) {
+	s, m, err := tfragScene(name, block, func(tex int32, mat *Material) (err error) {
+		mat.PNGSize, err = pngSize(tex)
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	n, err := Size(s)
+	return n, m, err
+}
+
+// tfragScene is a tfrags block's Scene, texture filling each material's
+// PNG (or its size).
+func tfragScene(name string, block []byte, texture func(tex int32, mat *Material) error) (*Scene, *mesh.Mesh, error) {
 	m, _, err := mesh.ReadTfrags(block)
 	if err != nil {
 		return nil, nil, err
@@ -28,20 +57,39 @@ func EncodeTfrags(name string, block []byte, png func(tex int32) ([]byte, error)
 		if tex == mesh.NoTexture {
 			continue
 		}
-		data, err := png(tex)
-		if err != nil {
+		mat := Material{Name: fmt.Sprintf("tex_%03d", tex), BaseColor: [4]float32{1, 1, 1, 1}, AlphaMode: "MASK"}
+		if err := texture(tex, &mat); err != nil {
 			return nil, nil, err
 		}
 		mapping[tex] = len(mats)
-		mats = append(mats, Material{Name: fmt.Sprintf("tex_%03d", tex), BaseColor: [4]float32{1, 1, 1, 1}, PNG: data, AlphaMode: "MASK"})
+		mats = append(mats, mat)
 	}
-	out, err := Encode(Single(name, m, mats, mapping))
-	return out, m, err
+	return Single(name, m, mats, mapping), m, nil
 }
 
 // EncodeCollision reads a collision block and writes it as a glb named
 // name, one material col_XX a collision type, each of its own colour.
 func EncodeCollision(name string, block []byte) ([]byte, *mesh.Mesh, error) {
+	s, m, err := collisionScene(name, block)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := Encode(s)
+	return out, m, err
+}
+
+// SizeCollision is len(EncodeCollision(name, block)), computed without
+// writing the glb; it fails where EncodeCollision fails.
+func SizeCollision(name string, block []byte) (int64, *mesh.Mesh, error) {
+	s, m, err := collisionScene(name, block)
+	if err != nil {
+		return 0, nil, err
+	}
+	n, err := Size(s)
+	return n, m, err
+}
+
+func collisionScene(name string, block []byte) (*Scene, *mesh.Mesh, error) {
 	m, _, err := mesh.ReadCollision(block)
 	if err != nil {
 		return nil, nil, err
@@ -52,8 +100,7 @@ func EncodeCollision(name string, block []byte) ([]byte, *mesh.Mesh, error) {
 		mapping[tex] = len(mats)
 		mats = append(mats, Material{Name: fmt.Sprintf("col_%02x", tex), BaseColor: CollisionColour(tex)})
 	}
-	out, err := Encode(Single(name, m, mats, mapping))
-	return out, m, err
+	return Single(name, m, mats, mapping), m, nil
 }
 
 // usedTextures is the distinct Tex values of m's triangles, ascending.

@@ -12,6 +12,35 @@ import (
 // blended (the sky's textures fade); untextured triangles get the writer's
 // "untextured" material. It returns the shells read.
 func EncodeSky(name string, block []byte, png func(tex int32) ([]byte, error)) ([]byte, []mesh.Mesh, error) {
+	s, shells, err := skyScene(name, block, func(tex int32, mat *Material) (err error) {
+		mat.PNG, err = png(tex)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := Encode(s)
+	return out, shells, err
+}
+
+// SizeSky is len(EncodeSky(name, block, png)) for PNGs of the lengths
+// pngSize gives, computed without their bytes or writing the glb; it fails
+// where EncodeSky fails.
+func SizeSky(name string, block []byte, pngSize func(tex int32) (int64, error)) (int64, []mesh.Mesh, error) {
+	s, shells, err := skyScene(name, block, func(tex int32, mat *Material) (err error) {
+		mat.PNGSize, err = pngSize(tex)
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	n, err := Size(s)
+	return n, shells, err
+}
+
+// skyScene is a sky block's Scene, texture filling each material's PNG (or
+// its size).
+func skyScene(name string, block []byte, texture func(tex int32, mat *Material) error) (*Scene, []mesh.Mesh, error) {
 	shells, err := mesh.ReadSky(block)
 	if err != nil {
 		return nil, nil, err
@@ -24,12 +53,12 @@ func EncodeSky(name string, block []byte, png func(tex int32) ([]byte, error)) (
 			if _, ok := mapping[tex]; ok || tex == mesh.NoTexture {
 				continue
 			}
-			data, err := png(tex)
-			if err != nil {
+			mat := Material{Name: fmt.Sprintf("sky_%02d", tex), BaseColor: [4]float32{1, 1, 1, 1}, AlphaMode: "BLEND"}
+			if err := texture(tex, &mat); err != nil {
 				return nil, nil, err
 			}
 			mapping[tex] = len(s.Materials)
-			s.Materials = append(s.Materials, Material{Name: fmt.Sprintf("sky_%02d", tex), BaseColor: [4]float32{1, 1, 1, 1}, PNG: data, AlphaMode: "BLEND"})
+			s.Materials = append(s.Materials, mat)
 		}
 	}
 	for i := range shells {
@@ -41,6 +70,5 @@ func EncodeSky(name string, block []byte, png func(tex int32) ([]byte, error)) (
 		s.Nodes = []Node{{Name: name, Mesh: NoMesh}} // a sky with no shells: an empty scene
 		s.Roots = []int{0}
 	}
-	out, err := Encode(s)
-	return out, shells, err
+	return s, shells, nil
 }
