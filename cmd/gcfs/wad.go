@@ -225,8 +225,10 @@ func wadDecompressTo(c *cli.Context, name, dst string, opt codec.Options) error 
 	}
 	return wadWriteFile(dst, func(f *os.File) error {
 		return wadFaultsAsErrors(name, func() error {
-			w := &recordingWriter{w: f}
+			wb := newWritebackWriter(f)
+			w := &recordingWriter{w: wb}
 			clean, err := codec.DecodeTo(w, src, opt)
+			wb.finish()
 			if err != nil && w.err == nil {
 				return wadStreamError(name, err, clean) // the stream's, not OUT's
 			}
