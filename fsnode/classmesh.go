@@ -2,7 +2,6 @@ package fsnode
 
 import (
 	"fmt"
-	"strconv"
 
 	"gcfs/discimg/levelcore"
 	"gcfs/gltf"
@@ -39,44 +38,30 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 			if err != nil {
 				return encodedView{}, err
 			}
-			if sizeOnly { // the textures' lengths, not their bytes
-				sizes := make([]int64, slots)
-				for k, n := range pngs {
-					if n == nil {
-						continue
-					}
-					if sizes[k], err = pngSize(n, fmt.Sprintf("texture slot %d", k)); err != nil {
-						return encodedView{}, err
-					}
-				}
-				size, m, err := gltf.ClassGLBSize(kind, lod, name, block, sizes)
-				if err != nil {
-					return encodedView{}, err
-				}
-				return encodedView{size: size, attrs: classMeshAttrs(m)}, nil
-			}
-			tex := make([][]byte, slots)
+			// the textures before the mesh is decoded: where both fail, the
+			// texture's error is the one given, whichever the encode
+			tex := make([]gltf.Material, slots)
 			for k, n := range pngs {
 				if n == nil {
 					continue // a slot whose texture was left out: a plain material
 				}
-				if tex[k], err = readWhole(n); err != nil {
+				if err := embedPNG(&tex[k], n, sizeOnly); err != nil {
 					return encodedView{}, fmt.Errorf("texture slot %d: %w", k, err)
 				}
 			}
-			glb, m, err := gltf.ClassGLB(kind, lod, name, block, tex)
+			m, err := mesh.ReadClass(kind, lod, block, slots)
 			if err != nil {
 				return encodedView{}, err
 			}
-			return encodedView{data: glb, attrs: classMeshAttrs(m)}, nil
+			s := gltf.ClassScene(name, m, make([][]byte, slots))
+			for k := range tex {
+				s.Materials[k].PNG, s.Materials[k].PNGSize = tex[k].PNG, tex[k].PNGSize
+			}
+			return sceneView(s, sizeOnly, meshAttrs(m))
 		})
 	}
 	add("mesh.glb", mesh.High)
 	if cl.Kind == levelcore.Moby {
 		add("mesh_low.glb", mesh.Low)
 	}
-}
-
-func classMeshAttrs(m *mesh.Mesh) []Attr {
-	return []Attr{{"vertices", strconv.Itoa(len(m.Positions))}, {"triangles", strconv.Itoa(len(m.Triangles))}}
 }

@@ -103,7 +103,10 @@ func (n *Node) runEncode(sizeOnly bool) (encodedView, error) {
 	if !sizeOnly && e.data == nil {
 		e.data = []byte{} // an encoder that ignored the mode's empty view
 	}
-	if lim := n.tree.maxLazyView(); e.length() > lim || e.length() < 0 {
+	if e.length() < 0 {
+		return encodedView{}, fmt.Errorf("the encoder gave a length of %d", e.length())
+	}
+	if lim := n.tree.maxLazyView(); e.length() > lim {
 		return encodedView{}, fmt.Errorf("%d bytes, more than the %d a view may have (--max-decoded)", e.length(), lim)
 	}
 	l.mu.Lock()

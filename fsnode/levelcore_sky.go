@@ -10,7 +10,6 @@ import (
 	"gcfs/assets"
 	"gcfs/discimg/levelcore"
 	"gcfs/gltf"
-	"gcfs/mesh"
 )
 
 // sky.d/ (SPEC "The tree, third edition"): beside a level core's sky block,
@@ -75,32 +74,13 @@ func (b *builder) skyMeshView(src, textures *Node) {
 		if err != nil {
 			return encodedView{}, err
 		}
-		texture := func(tex int32) (*Node, error) {
+		scene, shells, err := gltf.SkyScene(src.Name, block, func(tex int32, mat *gltf.Material) error {
 			png := textures.Child(fmt.Sprintf("%02d.png", tex))
 			if png == nil {
-				return nil, fmt.Errorf("sky texture %d has no PNG in %s", tex, textures.path)
+				return fmt.Errorf("sky texture %d has no PNG in %s", tex, textures.path)
 			}
-			return png, nil
-		}
-		var e encodedView
-		var shells []mesh.Mesh // the sky's shells
-		if sizeOnly {
-			e.size, shells, err = gltf.SizeSky(src.Name, block, func(tex int32) (int64, error) {
-				png, err := texture(tex)
-				if err != nil {
-					return 0, err
-				}
-				return wholeSize(png)
-			})
-		} else {
-			e.data, shells, err = gltf.EncodeSky(src.Name, block, func(tex int32) ([]byte, error) {
-				png, err := texture(tex)
-				if err != nil {
-					return nil, err
-				}
-				return readWhole(png)
-			})
-		}
+			return embedPNG(mat, png, sizeOnly)
+		})
 		if err != nil {
 			return encodedView{}, err
 		}
@@ -108,12 +88,11 @@ func (b *builder) skyMeshView(src, textures *Node) {
 		for _, m := range shells {
 			nv, nt = nv+len(m.Positions), nt+len(m.Triangles)
 		}
-		e.attrs = []Attr{
+		return sceneView(scene, sizeOnly, []Attr{
 			{"shells", strconv.Itoa(len(shells))},
 			{"vertices", strconv.Itoa(nv)},
 			{"triangles", strconv.Itoa(nt)},
-		}
-		return e, nil
+		})
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"gcfs/discimg/levelcore"
-	"gcfs/gltf"
 	"gcfs/levelscene"
 )
 
@@ -73,20 +72,10 @@ func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node, sizeOnly bool) (enco
 	if err != nil {
 		return encodedView{}, err
 	}
-	var e encodedView
-	if sizeOnly {
-		e.size, err = gltf.Size(res.Scene)
-	} else {
-		e.data, err = gltf.Encode(res.Scene)
-	}
-	if err != nil {
-		return encodedView{}, err
-	}
-	e.attrs = []Attr{
+	return sceneView(res.Scene, sizeOnly, []Attr{
 		{Name: "meshes", Value: strconv.Itoa(len(res.Scene.Meshes))},
 		{Name: "nodes", Value: strconv.Itoa(len(res.Scene.Nodes))},
 		{Name: "instances_left_out", Value: strconv.Itoa(res.InstancesLeftOut)},
 		{Name: "left_out", Value: strings.Join(append(res.LeftOut, unread...), "; ")},
-	}
-	return e, nil
+	})
 }

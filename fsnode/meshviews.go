@@ -104,46 +104,63 @@ func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, sizeOnly boo
 	if err != nil {
 		return encodedView{}, err
 	}
-	var e encodedView
+	var s *gltf.Scene
 	var m *mesh.Mesh
-	switch {
-	case kind == meshTfrags && sizeOnly:
-		e.size, m, err = gltf.SizeTfrags(src.Name, block, func(tex int32) (int64, error) {
+	if kind == meshTfrags {
+		s, m, err = gltf.TfragScene(src.Name, block, func(tex int32, mat *gltf.Material) error {
 			png, err := tfragPNG(core, tex)
 			if err != nil {
-				return 0, err
+				return err
 			}
-			return pngSize(png, fmt.Sprintf("tfrag texture %d", tex))
+			if err := embedPNG(mat, png, sizeOnly); err != nil {
+				return fmt.Errorf("tfrag texture %d: %w", tex, err)
+			}
+			return nil
 		})
-	case kind == meshTfrags:
-		e.data, m, err = gltf.EncodeTfrags(src.Name, block, func(tex int32) ([]byte, error) {
-			png, err := tfragPNG(core, tex)
-			if err != nil {
-				return nil, err
-			}
-			data, err := readWhole(png)
-			if err != nil {
-				return nil, fmt.Errorf("tfrag texture %d: %w", tex, err)
-			}
-			return data, nil
-		})
-	case sizeOnly:
-		e.size, m, err = gltf.SizeCollision(src.Name, block)
-	default:
-		e.data, m, err = gltf.EncodeCollision(src.Name, block)
+	} else {
+		s, m, err = gltf.CollisionScene(src.Name, block)
 	}
 	if err != nil {
 		return encodedView{}, err
 	}
-	e.attrs = []Attr{
-		{"vertices", strconv.Itoa(len(m.Positions))},
-		{"triangles", strconv.Itoa(len(m.Triangles))},
+	return sceneView(s, sizeOnly, meshAttrs(m))
+}
+
+// meshAttrs is a one-mesh glb's attributes: its vertex and triangle counts.
+func meshAttrs(m *mesh.Mesh) []Attr {
+	return []Attr{{"vertices", strconv.Itoa(len(m.Positions))}, {"triangles", strconv.Itoa(len(m.Triangles))}}
+}
+
+// sceneView is a glb view's encode of scene s: its bytes, or for a
+// size-only encode its length from the plan (gltf.Size), with attrs.
+func sceneView(s *gltf.Scene, sizeOnly bool, attrs []Attr) (encodedView, error) {
+	e := encodedView{attrs: attrs}
+	var err error
+	if sizeOnly {
+		e.size, err = gltf.Size(s)
+	} else {
+		e.data, err = gltf.Encode(s)
+	}
+	if err != nil {
+		return encodedView{}, err
 	}
 	return e, nil
 }
 
+// embedPNG gives a glb's material the PNG view png: its bytes (readWhole),
+// or for a size-only encode its size alone, with the checks readWhole makes
+// before it reads.
+func embedPNG(mat *gltf.Material, png *Node, sizeOnly bool) (err error) {
+	if sizeOnly {
+		mat.PNGSize, err = wholeSize(png)
+	} else {
+		mat.PNG, err = readWhole(png)
+	}
+	return err
+}
+
 // wholeSize is the size readWhole would read, and its errors before the
-// read: what a size-only encode takes of a texture it would embed.
+// read.
 func wholeSize(n *Node) (int64, error) {
 	size := n.Size()
 	if err := n.Err(); err != nil {
@@ -151,16 +168,6 @@ func wholeSize(n *Node) (int64, error) {
 	}
 	if size > n.tree.opt.MaxDecoded {
 		return 0, fmt.Errorf("%s: %d bytes, more than --max-decoded (%d)", n.path, size, n.tree.opt.MaxDecoded)
-	}
-	return size, nil
-}
-
-// pngSize is wholeSize of a texture's PNG view, what naming it in an error
-// (as the full encode names a texture it could not read).
-func pngSize(png *Node, what string) (int64, error) {
-	size, err := wholeSize(png)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
 	}
 	return size, nil
 }

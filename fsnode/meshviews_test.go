@@ -301,11 +301,11 @@ func TestMeshViewBadInput(t *testing.T) {
 	if _, _, err := gltf.EncodeTfrags("tfrags", blk, noTable); err == nil || !strings.Contains(err.Error(), "past the level's tfrag texture table") {
 		t.Errorf("tfrags naming textures of no table: %v", err)
 	}
-	noTableSize := func(tex int32) (int64, error) {
+	noTableSize := func(tex int32, mat *gltf.Material) error {
 		_, err := tfragPNG(func() *Node { return nil }, tex)
-		return 0, err
+		return err
 	}
-	if _, _, err := gltf.SizeTfrags("tfrags", blk, noTableSize); err == nil || !strings.Contains(err.Error(), "past the level's tfrag texture table") {
+	if _, _, err := gltf.TfragScene("tfrags", blk, noTableSize); err == nil || !strings.Contains(err.Error(), "past the level's tfrag texture table") {
 		t.Errorf("tfrags naming textures of no table, sized: %v", err)
 	}
 }

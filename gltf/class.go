@@ -14,41 +14,13 @@ import (
 // writer's grey). The tree and mkdisc both make a class's glb with it, so
 // that they agree byte for byte.
 func ClassScene(name string, m *mesh.Mesh, pngs [][]byte) *Scene {
-	s := classScene(name, m, len(pngs))
+	mats := make([]Material, len(pngs))
+	index := make(map[int32]int, len(pngs))
 	for k, p := range pngs {
-		s.Materials[k].PNG = p
-	}
-	return s
-}
-
-func classScene(name string, m *mesh.Mesh, slots int) *Scene {
-	mats := make([]Material, slots)
-	index := make(map[int32]int, slots)
-	for k := range mats {
-		mats[k] = Material{Name: fmt.Sprintf("%02d", k), BaseColor: [4]float32{1, 1, 1, 1}}
+		mats[k] = Material{Name: fmt.Sprintf("%02d", k), BaseColor: [4]float32{1, 1, 1, 1}, PNG: p}
 		index[int32(k)] = k
 	}
 	return Single(name, m, mats, index)
-}
-
-// ClassGLBSize is len(ClassGLB(kind, lod, name, block, pngs)) for PNGs of
-// the lengths pngSizes (0: a slot without a texture), computed without the
-// PNGs' bytes or writing the glb; it returns the mesh as ClassGLB does, and
-// its errors.
-func ClassGLBSize(kind string, lod mesh.LOD, name string, block []byte, pngSizes []int64) (int64, *mesh.Mesh, error) {
-	m, err := mesh.ReadClass(kind, lod, block, len(pngSizes))
-	if err != nil {
-		return 0, nil, err
-	}
-	s := classScene(name, m, len(pngSizes))
-	for k, n := range pngSizes {
-		s.Materials[k].PNGSize = n
-	}
-	size, err := Size(s)
-	if err != nil {
-		return 0, nil, err
-	}
-	return size, m, nil
 }
 
 // ClassGLB decodes a class block (mesh.ReadClass) and encodes its glb with

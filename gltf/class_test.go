@@ -46,43 +46,55 @@ func TestClassGLB(t *testing.T) {
 	}
 }
 
-// TestClassGLBSize: ClassGLBSize, from the PNGs' lengths alone, is
-// ClassGLB's length, for every LOD and with slots left untextured; it fails
-// where ClassGLB fails; Encode refuses a PNG size without bytes.
+// TestClassGLBSize: a class scene given its PNGs' lengths alone
+// (Material.PNGSize, what a listing's sizing gives it) has Size ClassGLB's
+// length, for every LOD and with slots left untextured; a negative PNG size
+// does not size; Encode refuses a PNG size without bytes.
 func TestClassGLBSize(t *testing.T) {
 	b, pngs := largeMoby(t)
+	sizedScene := func(lod mesh.LOD, name string, ps [][]byte) (*Scene, *mesh.Mesh, error) {
+		m, err := mesh.ReadClass("moby", lod, b, len(ps))
+		if err != nil {
+			return nil, nil, err
+		}
+		s := ClassScene(name, m, make([][]byte, len(ps)))
+		for k, p := range ps {
+			s.Materials[k].PNGSize = int64(len(p))
+		}
+		return s, m, nil
+	}
 	for _, lod := range []mesh.LOD{mesh.High, mesh.Low} {
 		for _, hole := range []int{-1, 0, 2} {
 			ps := append([][]byte(nil), pngs...)
 			if hole >= 0 {
 				ps[hole] = nil
 			}
-			sizes := make([]int64, len(ps))
-			for k, p := range ps {
-				sizes[k] = int64(len(p))
-			}
 			name := ClassMeshName("moby", 7, lod)
 			glb, m, err := ClassGLB("moby", lod, name, b, ps)
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, m2, err := ClassGLBSize("moby", lod, name, b, sizes)
+			s, m2, err := sizedScene(lod, name, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := Size(s)
 			if err != nil || n != int64(len(glb)) || len(m2.Triangles) != len(m.Triangles) {
-				t.Errorf("lod %v, slot %d untextured: ClassGLBSize %d (%v), ClassGLB %d bytes", lod, hole, n, err, len(glb))
+				t.Errorf("lod %v, slot %d untextured: sized %d (%v), ClassGLB %d bytes", lod, hole, n, err, len(glb))
 			}
 		}
 	}
-	if _, _, err := ClassGLBSize("moby", mesh.High, "x", b[:0x60], []int64{1, 2, 3}); err == nil {
-		t.Error("a cut block was sized")
+	if _, err := mesh.ReadClass("moby", mesh.High, b[:0x60], 3); err == nil {
+		t.Error("a cut block was read")
 	}
-	if _, _, err := ClassGLBSize("moby", mesh.High, "x", b, []int64{1, -2, 3}); err == nil {
-		t.Error("a negative PNG size was sized")
-	}
-	m, err := mesh.ReadClass("moby", mesh.High, b, 3)
+	s, _, err := sizedScene(mesh.High, "x", pngs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := ClassScene("x", m, pngs)
+	s.Materials[1].PNGSize = -2
+	if _, err := Size(s); err == nil {
+		t.Error("a negative PNG size was sized")
+	}
 	s.Materials[1].PNG, s.Materials[1].PNGSize = nil, 5000
 	if _, err := Encode(s); err == nil {
 		t.Error("Encode wrote a PNG it was given only the size of")

@@ -406,6 +406,20 @@ func color64(c [4]float32) []float64 {
 	return []float64{float64(c[0]), float64(c[1]), float64(c[2]), float64(c[3])}
 }
 
+// A Texturer gives a material the PNG of texture tex: its bytes (PNG), or
+// where the glb is only sized, its length (PNGSize). The scene builders
+// (TfragScene, SkyScene) take one, so a glb is planned once whichever it
+// is to be.
+type Texturer func(tex int32, mat *Material) error
+
+// PNGBytes is the Texturer of png's bytes.
+func PNGBytes(png func(tex int32) ([]byte, error)) Texturer {
+	return func(tex int32, mat *Material) (err error) {
+		mat.PNG, err = png(tex)
+		return err
+	}
+}
+
 // pngLen is the length of the material's PNG: its bytes', or PNGSize
 // where it has none.
 func (m *Material) pngLen() int64 {

@@ -18,10 +18,7 @@ import (
 // bytes embedded (png fails for a texture past the level's table: then no
 // glb).
 func EncodeTfrags(name string, block []byte, png func(tex int32) ([]byte, error)) ([]byte, *mesh.Mesh, error) {
-	s, m, err := tfragScene(name, block, func(tex int32, mat *Material) (err error) {
-		mat.PNG, err = png(tex)
-		return err
-	})
+	s, m, err := TfragScene(name, block, PNGBytes(png))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -29,24 +26,9 @@ func EncodeTfrags(name string, block []byte, png func(tex int32) ([]byte, error)
 	return out, m, err
 }
 
-// SizeTfrags is len(EncodeTfrags(name, block, png)) for PNGs of the
-// lengths pngSize gives, computed without their bytes or writing the glb;
-// it fails where EncodeTfrags fails.
-func SizeTfrags(name string, block []byte, pngSize func(tex int32) (int64, error)) (int64, *mesh.Mesh, error) {
-	s, m, err := tfragScene(name, block, func(tex int32, mat *Material) (err error) {
-		mat.PNGSize, err = pngSize(tex)
-		return err
-	})
-	if err != nil {
-		return 0, nil, err
-	}
-	n, err := Size(s)
-	return n, m, err
-}
-
-// tfragScene is a tfrags block's Scene, texture filling each material's
-// PNG (or its size).
-func tfragScene(name string, block []byte, texture func(tex int32, mat *Material) error) (*Scene, *mesh.Mesh, error) {
+// TfragScene is a tfrags block's Scene as EncodeTfrags writes it, texture
+// filling each tex_NNN material's PNG (or, for Size, its PNGSize).
+func TfragScene(name string, block []byte, texture Texturer) (*Scene, *mesh.Mesh, error) {
 	m, _, err := mesh.ReadTfrags(block)
 	if err != nil {
 		return nil, nil, err
@@ -70,7 +52,7 @@ func tfragScene(name string, block []byte, texture func(tex int32, mat *Material
 // EncodeCollision reads a collision block and writes it as a glb named
 // name, one material col_XX a collision type, each of its own colour.
 func EncodeCollision(name string, block []byte) ([]byte, *mesh.Mesh, error) {
-	s, m, err := collisionScene(name, block)
+	s, m, err := CollisionScene(name, block)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,18 +60,8 @@ func EncodeCollision(name string, block []byte) ([]byte, *mesh.Mesh, error) {
 	return out, m, err
 }
 
-// SizeCollision is len(EncodeCollision(name, block)), computed without
-// writing the glb; it fails where EncodeCollision fails.
-func SizeCollision(name string, block []byte) (int64, *mesh.Mesh, error) {
-	s, m, err := collisionScene(name, block)
-	if err != nil {
-		return 0, nil, err
-	}
-	n, err := Size(s)
-	return n, m, err
-}
-
-func collisionScene(name string, block []byte) (*Scene, *mesh.Mesh, error) {
+// CollisionScene is a collision block's Scene as EncodeCollision writes it.
+func CollisionScene(name string, block []byte) (*Scene, *mesh.Mesh, error) {
 	m, _, err := mesh.ReadCollision(block)
 	if err != nil {
 		return nil, nil, err

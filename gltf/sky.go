@@ -12,10 +12,7 @@ import (
 // blended (the sky's textures fade); untextured triangles get the writer's
 // "untextured" material. It returns the shells read.
 func EncodeSky(name string, block []byte, png func(tex int32) ([]byte, error)) ([]byte, []mesh.Mesh, error) {
-	s, shells, err := skyScene(name, block, func(tex int32, mat *Material) (err error) {
-		mat.PNG, err = png(tex)
-		return err
-	})
+	s, shells, err := SkyScene(name, block, PNGBytes(png))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -23,24 +20,9 @@ func EncodeSky(name string, block []byte, png func(tex int32) ([]byte, error)) (
 	return out, shells, err
 }
 
-// SizeSky is len(EncodeSky(name, block, png)) for PNGs of the lengths
-// pngSize gives, computed without their bytes or writing the glb; it fails
-// where EncodeSky fails.
-func SizeSky(name string, block []byte, pngSize func(tex int32) (int64, error)) (int64, []mesh.Mesh, error) {
-	s, shells, err := skyScene(name, block, func(tex int32, mat *Material) (err error) {
-		mat.PNGSize, err = pngSize(tex)
-		return err
-	})
-	if err != nil {
-		return 0, nil, err
-	}
-	n, err := Size(s)
-	return n, shells, err
-}
-
-// skyScene is a sky block's Scene, texture filling each material's PNG (or
-// its size).
-func skyScene(name string, block []byte, texture func(tex int32, mat *Material) error) (*Scene, []mesh.Mesh, error) {
+// SkyScene is a sky block's Scene as EncodeSky writes it, texture filling
+// each sky_NN material's PNG (or, for Size, its PNGSize).
+func SkyScene(name string, block []byte, texture Texturer) (*Scene, []mesh.Mesh, error) {
 	shells, err := mesh.ReadSky(block)
 	if err != nil {
 		return nil, nil, err
