@@ -131,18 +131,17 @@ func (n *Node) gameplayJSON(logOnce *sync.Once, sizeOnly bool) (encodedView, err
 			}
 		}
 	})
-	var e encodedView
+	var out bytes.Buffer
+	var count countingWriter
+	var w io.Writer = &out
 	if sizeOnly {
-		var c countingWriter
-		if err := gameplay.WriteJSON(&c, g.Doc); err != nil {
-			return encodedView{}, err
-		}
-		e.size = c.n
-	} else {
-		var out bytes.Buffer
-		if err := gameplay.WriteJSON(&out, g.Doc); err != nil {
-			return encodedView{}, err
-		}
+		w = &count
+	}
+	if err := gameplay.WriteJSON(w, g.Doc); err != nil {
+		return encodedView{}, err
+	}
+	e := encodedView{size: count.n}
+	if !sizeOnly {
 		e.data = out.Bytes()
 	}
 	e.attrs = []Attr{
