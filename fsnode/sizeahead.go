@@ -2,6 +2,7 @@ package fsnode
 
 import (
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,14 +51,18 @@ func (n *Node) SizeChildren() {
 }
 
 // Sizing ahead of a listing walk (find, a file manager's tree view, du):
-// when a directory is listed, the tree's one size-ahead worker sizes the
-// lazily sized views below it, depth first in tree order (the order such a
-// walk lists them), on a core the walk is not using, up to
-// sizeAheadViews of them. A newer listing replaces the request: the worker
-// follows the walk. The walk's own listings then find the views sized,
-// where each would otherwise wait for its encodes in turn. What is sized
-// ahead for a walk that does not come costs a spare core's time, within
-// the bound.
+// the tree's one size-ahead worker keeps a cursor in tree order, depth
+// first (the order such a walk lists directories), and sizes the lazily
+// sized views it passes, on a core the walk is not using. A listing of a
+// directory the cursor has not entered moves the cursor there; a listing
+// of one it has entered (the walk is behind it) leaves the cursor where it
+// is. Either way the cursor then goes on past the directory, into its
+// siblings and its ancestors' siblings, so that while a walk crosses a
+// level's light directories the worker is already sizing the next level's
+// level.glb and gameplay.json. Each listing allows sizeAheadViews more
+// views past it: a walk that goes on keeps the worker going, one that
+// stops (a file manager's one directory) costs at most that many encodes
+// of a spare core's time.
 const sizeAheadViews = 64
 
 type sizeAhead struct {
@@ -67,6 +72,13 @@ type sizeAhead struct {
 	running bool
 	wake    chan struct{} // a new request for a running worker (1 buffered)
 	started atomic.Int64  // worker goroutines started, for tests
+	// entered is the directories the running worker's cursor has entered,
+	// and atEnd whether the cursor is at the end of the tree: a listing of
+	// an entered directory then has nothing for the worker to do, and does
+	// not wake it (with the sidecar every view is sized, and the cursor
+	// crosses the whole tree on the walk's first listing).
+	entered map[*Node]bool
+	atEnd   bool
 }
 
 // sizeAheadLinger is how long an idle worker waits for the next listing
@@ -77,14 +89,17 @@ type sizeAhead struct {
 // size).
 const sizeAheadLinger = 200 * time.Millisecond
 
-// sizeAheadBelow asks the worker to size the views below n.
+// sizeAheadBelow tells the worker that n was listed.
 func (t *Tree) sizeAheadBelow(n *Node) {
-	if !t.ready.Load() || !hasSubdirs(n) {
+	if !t.ready.Load() {
 		return
 	}
 	s := &t.sizing
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.running && s.atEnd && s.entered[n] {
+		return
+	}
 	s.dir = n
 	s.gen.Add(1)
 	if s.wake == nil {
@@ -105,64 +120,134 @@ func (t *Tree) sizeAheadBelow(n *Node) {
 	}
 }
 
-func hasSubdirs(n *Node) bool {
-	for _, c := range n.listed() {
-		if c != nil && c.Kind == Dir {
-			return true
-		}
-	}
-	return false
-}
-
-// runSizeAhead serves requests until none comes for sizeAheadLinger, at a
+// runSizeAhead serves listings until none comes for sizeAheadLinger, at a
 // low CPU priority (backgroundThread): it must not delay the walk's
 // requests.
 func (t *Tree) runSizeAhead() {
 	backgroundThread()
 	s := &t.sizing
+	var cur treeCursor
+	s.mu.Lock()
+	s.entered, s.atEnd = map[*Node]bool{}, false
+	s.mu.Unlock()
+	budget := 0
+	var seen uint64
 	idle := time.NewTimer(sizeAheadLinger)
 	defer idle.Stop()
 	for {
-		s.mu.Lock()
-		dir, gen := s.dir, s.gen.Load()
-		s.dir = nil
-		s.mu.Unlock()
-		if dir == nil {
-			idle.Reset(sizeAheadLinger)
-			select {
-			case <-s.wake:
-				continue
-			case <-idle.C:
-			}
+		if s.gen.Load() != seen {
 			s.mu.Lock()
-			if s.dir == nil {
-				s.running = false
-				s.mu.Unlock()
-				return
+			dir := s.dir
+			s.dir, seen = nil, s.gen.Load()
+			if dir != nil {
+				budget = sizeAheadViews
+				if !s.entered[dir] {
+					s.entered[dir] = true
+					s.atEnd = false
+					cur.jump(dir)
+				}
 			}
 			s.mu.Unlock()
+		}
+		if budget > 0 {
+			c := cur.next()
+			if c == nil {
+				budget = 0
+				s.mu.Lock()
+				s.atEnd = true
+				s.mu.Unlock()
+				continue
+			}
+			switch {
+			case c.Kind == Dir:
+				s.mu.Lock()
+				s.entered[c] = true
+				s.mu.Unlock()
+			case c.Kind == View && c.vm != nil && c.vm.lazy != nil && !c.vm.lazy.sized.Load():
+				c.sizeLazy(false)
+				budget--
+			}
 			continue
 		}
-		budget := sizeAheadViews
-		var walk func(d *Node) bool
-		walk = func(d *Node) bool {
-			for _, c := range d.listed() {
-				if s.gen.Load() != gen || budget == 0 {
-					return false
-				}
-				switch {
-				case c == nil:
-				case c.Kind == Dir:
-					if !walk(c) {
-						return false
-					}
-				case c.Kind == View && c.vm != nil && c.vm.lazy != nil && !c.vm.lazy.sized.Load():
-					c.sizeLazy(false)
-					budget--
-				}
-			}
-			return true
+		if s.gen.Load() != seen {
+			continue
 		}
-		walk(dir)
+		idle.Reset(sizeAheadLinger)
+		select {
+		case <-s.wake:
+			continue
+		case <-idle.C:
+		}
+		s.mu.Lock()
+		if s.gen.Load() == seen {
+			s.running = false
+			s.entered = nil
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
 	}
+}
+
+// treeCursor is a position in the tree's depth-first order: a stack of the
+// directories it is in, each with the index of its next child.
+type treeCursor struct {
+	st []cursorFrame
+}
+
+type cursorFrame struct {
+	kids []*Node
+	i    int
+}
+
+// jump puts the cursor at d's first child, with d's ancestors' frames past
+// the children on the way to d, so that it goes on after d's subtree.
+func (c *treeCursor) jump(d *Node) {
+	var path []*Node
+	for n := d; n != nil; n = n.Parent {
+		path = append(path, n)
+	}
+	c.st = c.st[:0]
+	for k := len(path) - 1; k > 0; k-- {
+		kids := path[k].listed()
+		c.st = append(c.st, cursorFrame{kids: kids, i: childIndex(kids, path[k-1]) + 1})
+	}
+	c.st = append(c.st, cursorFrame{kids: d.listed()})
+}
+
+// childIndex is the index of c among kids (sorted by name), or len(kids)-1
+// when it is not there (the cursor then goes on after them).
+func childIndex(kids []*Node, c *Node) int {
+	i := sort.Search(len(kids), func(i int) bool { return kids[i].Name >= c.Name })
+	if i < len(kids) && kids[i] == c {
+		return i
+	}
+	for i, k := range kids {
+		if k == c {
+			return i
+		}
+	}
+	return len(kids) - 1
+}
+
+// next moves the cursor to the next node in depth-first order (into a
+// directory as it returns it) and returns it; nil at the end of the tree.
+func (c *treeCursor) next() *Node {
+	for len(c.st) > 0 {
+		f := &c.st[len(c.st)-1]
+		if f.i >= len(f.kids) {
+			c.st = c.st[:len(c.st)-1]
+			continue
+		}
+		n := f.kids[f.i]
+		f.i++
+		if n == nil {
+			continue
+		}
+		if n.Kind == Dir {
+			c.st = append(c.st, cursorFrame{kids: n.listed()})
+		}
+		return n
+	}
+	return nil
 }

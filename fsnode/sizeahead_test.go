@@ -99,3 +99,67 @@ func TestSizeChildren(t *testing.T) {
 		t.Errorf("size-ahead sized %d views for one listing; its bound is %d", sized, sizeAheadViews)
 	}
 }
+
+// waitSizeAhead waits for the size-ahead worker to end its run.
+func waitSizeAhead(t *testing.T, tree *Tree) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		tree.sizing.mu.Lock()
+		running := tree.sizing.running
+		tree.sizing.mu.Unlock()
+		if !running {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("size-ahead worker still running after 20 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSizeAheadGoesOn: the worker's cursor goes on past the listed
+// directory in tree order (into the next levels, which a walk lists next),
+// sizes nothing before it, and sizes at most its bound past one listing.
+func TestSizeAheadGoesOn(t *testing.T) {
+	path, _ := small(t)
+	tree, _ := openDisc(t, path, -1, Options{})
+	g := mustLookup(t, tree, "G")
+	var levels []*Node // the level directories, in tree order
+	for _, c := range g.Children {
+		if all, _ := lazyViewsBelow(c); c.Kind == Dir && all > 0 {
+			levels = append(levels, c)
+		}
+	}
+	if len(levels) < 5 {
+		t.Fatalf("%d level directories with views", len(levels))
+	}
+	listed := levels[1]
+	direct := 0
+	for _, c := range listed.Children {
+		if c.Kind == View && c.vm != nil && c.vm.lazy != nil {
+			direct++
+		}
+	}
+	listed.SizeChildren()
+	waitSizeAhead(t, tree)
+	total := 0
+	for i, lv := range levels {
+		all, sized := lazyViewsBelow(lv)
+		total += sized
+		switch {
+		case i == 0 && sized != 0:
+			t.Errorf("%s, before the listed directory: %d of %d views sized", lv.Path(), sized, all)
+		case i == 1 && sized != all:
+			t.Errorf("%s, the listed directory: %d of %d views sized", lv.Path(), sized, all)
+		case i == 2 && sized != all:
+			t.Errorf("%s, the next after it: %d of %d views sized", lv.Path(), sized, all)
+		}
+	}
+	if total > sizeAheadViews+direct {
+		t.Errorf("%d views sized for one listing; the bound is %d past it (and its own %d)", total, sizeAheadViews, direct)
+	}
+	if total < min(sizeAheadViews, 40) {
+		t.Errorf("only %d views sized ahead of one listing", total)
+	}
+}
