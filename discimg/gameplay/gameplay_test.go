@@ -320,3 +320,35 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONStrings: keys, strings and Text are written as JSON strings that
+// read back as the same text, whether plain ASCII (written as they are) or
+// needing escapes (control bytes, quotes, DEL, non-ASCII, invalid UTF-8 as
+// \u00XX per byte).
+func TestJSONStrings(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain_name 01", `"plain_name 01"`},
+		{"", `""`},
+		{`a"b\c`, `"a\"b\\c"`},
+		{"tab\there\n", `"tab\there\n"`},
+		{"del\x7f", `"del\u007f"`},
+		{"caf\u00e9", "\"caf\u00e9\""},
+		{"bad\xffbyte", `"bad\u00ffbyte"`},
+	}
+	for _, c := range cases {
+		for _, v := range []any{c.in, Text(c.in), Obj{{c.in, int64(1)}}} {
+			var buf bytes.Buffer
+			if err := WriteJSON(&buf, v); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.TrimSuffix(buf.String(), "\n")
+			want := c.want
+			if _, ok := v.(Obj); ok {
+				want = "{\n  " + c.want + ": 1\n}"
+			}
+			if got != want {
+				t.Errorf("%T %q: wrote %s, want %s", v, c.in, got, want)
+			}
+		}
+	}
+}

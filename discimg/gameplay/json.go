@@ -88,7 +88,7 @@ func (j *jsonWriter) value(v any, depth int) {
 				j.w.WriteByte(',')
 			}
 			j.indent(depth + 1)
-			j.str([]byte(kv.Key))
+			j.strString(kv.Key)
 			j.w.WriteString(": ")
 			j.value(kv.Val, depth+1)
 		}
@@ -139,7 +139,7 @@ func (j *jsonWriter) value(v any, depth int) {
 		j.w.Write(j.buf)
 		j.w.WriteByte('"')
 	case string:
-		j.str([]byte(x))
+		j.strString(x)
 	case bool:
 		j.w.WriteString(strconv.FormatBool(x))
 	case int:
@@ -181,11 +181,38 @@ func (j *jsonWriter) float(f float64, bits int) {
 	}
 }
 
+// plainASCII reports whether s is printable ASCII with no byte a JSON
+// string escapes: it is then written as it is (most keys and names).
+func plainASCII[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// strString is str for a string, without copying it when it needs no escape.
+func (j *jsonWriter) strString(s string) {
+	if !plainASCII(s) {
+		j.str([]byte(s))
+		return
+	}
+	j.w.WriteByte('"')
+	j.w.WriteString(s)
+	j.w.WriteByte('"')
+}
+
 // str writes b as a JSON string: valid UTF-8 as it is (but for the escapes
 // JSON needs), every byte of an invalid sequence as \u00XX.
 func (j *jsonWriter) str(b []byte) {
 	const hexd = "0123456789abcdef"
 	j.w.WriteByte('"')
+	if plainASCII(b) {
+		j.w.Write(b)
+		j.w.WriteByte('"')
+		return
+	}
 	for len(b) > 0 {
 		r, n := utf8.DecodeRune(b)
 		switch {
