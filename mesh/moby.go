@@ -88,6 +88,16 @@ func ReadMoby(b []byte, lod LOD, slots int) (*Mesh, error) {
 		return nil, &Error{What: what, Offset: 0x24, Reason: "scale is not a finite number"}
 	}
 	r := mobyReader{b: b, what: what, m: m, slots: slots, scale: scale / 1024}
+	// Each packet's entry gives its vertex count (at most 255, and at most
+	// 255 packets): the vertex arrays are made once at their size rather
+	// than grown packet by packet.
+	nv := 0
+	for i := first; i < first+count; i++ {
+		nv += int(b[table+i*mobyPacketEntrySize+0xf])
+	}
+	m.Positions = make([][3]float32, 0, nv)
+	m.Normals = make([][3]float32, 0, nv)
+	m.UVs = make([][2]float32, 0, nv)
 	for i := first; i < first+count; i++ {
 		if err := r.packet(table + i*mobyPacketEntrySize); err != nil {
 			return nil, err
@@ -104,6 +114,10 @@ type mobyReader struct {
 	scale float32
 	cache [mobyCacheSize]*mobyVertex
 	tex   int32 // current texture number, across the packets of a list
+	// ents and starts are a packet's strips, reused from packet to packet:
+	// strip k is ents[starts[k]:starts[k+1]] (the last runs to the end).
+	ents   []entry
+	starts []int
 }
 
 func (r *mobyReader) u16(at int64) int { return int(binary.LittleEndian.Uint16(r.b[at:])) }
@@ -229,8 +243,8 @@ func (r *mobyReader) indices(idx Unpack, texData []byte, texOff int64, base uint
 		}
 		return int8(texData[(k-1)*0x10+0xc])
 	}
-	var strips [][]entry
-	var cur []entry
+	ents, starts := r.ents[:0], r.starts[:0] // the strip being made is ents[starts[len(starts)-1]:]
+	cur := func() int { return len(ents) - starts[len(starts)-1] }
 	k := 0
 	ended := false
 	list := idx.Data[4:]
@@ -243,10 +257,14 @@ func (r *mobyReader) indices(idx Unpack, texData []byte, texOff int64, base uint
 			}
 			s := secret(k)
 			if s == 0 {
-				if len(cur) < 3 {
-					return r.fail(at(j), "end of packet with %d indices in its strip, the rule drops three", len(cur))
+				if len(starts) == 0 || cur() < 3 {
+					n := 0
+					if len(starts) > 0 {
+						n = cur()
+					}
+					return r.fail(at(j), "end of packet with %d indices in its strip, the rule drops three", n)
 				}
-				cur = cur[:len(cur)-3]
+				ents = ents[:len(ents)-3]
 				ended = true
 				break
 			}
@@ -264,34 +282,33 @@ func (r *mobyReader) indices(idx Unpack, texData []byte, texOff int64, base uint
 		}
 		if bi < 0 {
 			if j+1 < len(list) && int8(list[j+1]) <= 0 {
-				if cur != nil {
-					strips = append(strips, cur)
-				}
-				cur = []entry{}
+				starts = append(starts, len(ents)) // a new strip
 			} else {
-				if len(cur) < 1 {
+				if len(starts) == 0 || cur() < 1 {
 					return r.fail(at(j), "index %d restarts a strip that has not begun", j)
 				}
-				cur = append(cur, cur[len(cur)-1])
+				ents = append(ents, ents[len(ents)-1])
 			}
 		}
-		if cur == nil {
+		if len(starts) == 0 {
 			return r.fail(at(j), "index %d comes before any strip begins", j)
 		}
 		v := int(bi&0x7f) - 1
 		if v < 0 || v >= nverts {
 			return r.fail(at(j), "index %d names vertex %d of the packet's %d", j, v, nverts)
 		}
-		cur = append(cur, entry{v: v, tex: r.tex})
+		ents = append(ents, entry{v: v, tex: r.tex})
 	}
+	r.ents, r.starts = ents, starts
 	if !ended {
 		return r.fail(idx.Offset, "index list of %d bytes ends without its end-of-packet marker", len(list))
 	}
-	if cur != nil {
-		strips = append(strips, cur)
-	}
-	for _, s := range strips {
-		r.m.Triangles = appendStrip(r.m.Triangles, s, base, true)
+	for i, st := range starts {
+		end := len(ents)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		r.m.Triangles = appendStrip(r.m.Triangles, ents[st:end], base, true)
 	}
 	return nil
 }
