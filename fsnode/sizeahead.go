@@ -181,7 +181,7 @@ func (t *Tree) runSizeAhead() {
 		s.mu.Lock()
 		if s.gen.Load() == seen {
 			s.running = false
-			s.entered = nil
+			s.entered, s.atEnd = nil, false // the next run starts both afresh
 			s.mu.Unlock()
 			return
 		}
