@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"runtime"
 	"testing"
 	"time"
 	"unsafe"
@@ -18,18 +17,22 @@ import (
 // at most).
 func waitFileAhead(t *testing.T, tree *Tree) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
+	waitUntil(t, "the file-ahead worker to stop", time.Minute, func() bool {
 		tree.ahead.mu.Lock()
-		running := tree.ahead.running
-		tree.ahead.mu.Unlock()
-		if !running {
-			return
-		}
+		defer tree.ahead.mu.Unlock()
+		return !tree.ahead.running
+	})
+}
+
+// waitUntil polls cond until it holds, failing the test after limit.
+func waitUntil(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("the file-ahead worker still runs after a minute")
+			t.Fatalf("still waiting for %s after %v", what, limit)
 		}
-		runtime.Gosched()
+		time.Sleep(time.Millisecond)
 	}
 }
 

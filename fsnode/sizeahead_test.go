@@ -103,19 +103,11 @@ func TestSizeChildren(t *testing.T) {
 // waitSizeAhead waits for the size-ahead worker to end its run.
 func waitSizeAhead(t *testing.T, tree *Tree) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitUntil(t, "the size-ahead worker to end its run", 20*time.Second, func() bool {
 		tree.sizing.mu.Lock()
-		running := tree.sizing.running
-		tree.sizing.mu.Unlock()
-		if !running {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("size-ahead worker still running after 20 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer tree.sizing.mu.Unlock()
+		return !tree.sizing.running
+	})
 }
 
 // TestSizeAheadGoesOn: the worker's cursor goes on past the listed
