@@ -53,11 +53,7 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 			if err != nil {
 				return encodedView{}, err
 			}
-			s := gltf.ClassScene(name, m, make([][]byte, slots))
-			for k := range tex {
-				s.Materials[k].PNG, s.Materials[k].PNGSize = tex[k].PNG, tex[k].PNGSize
-			}
-			return sceneView(s, sizeOnly, meshAttrs(m))
+			return sceneView(gltf.ClassScene(name, m, tex), sizeOnly, meshAttrs(m))
 		})
 	}
 	add("mesh.glb", mesh.High)

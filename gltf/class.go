@@ -8,19 +8,30 @@ import (
 
 // ClassScene is the Scene of a class's mesh.glb (SPEC "Meshes as glTF"):
 // one mesh and node named name, one material per texture slot, named by
-// the slot ("00", "01", … as the slot's PNG), with pngs[slot] embedded (nil:
-// a slot without a texture; its material is plain white), triangles mapped
-// to their slot's material (an untextured triangle, Tex NoTexture, gets the
-// writer's grey). The tree and mkdisc both make a class's glb with it, so
-// that they agree byte for byte.
-func ClassScene(name string, m *mesh.Mesh, pngs [][]byte) *Scene {
-	mats := make([]Material, len(pngs))
-	index := make(map[int32]int, len(pngs))
-	for k, p := range pngs {
-		mats[k] = Material{Name: fmt.Sprintf("%02d", k), BaseColor: [4]float32{1, 1, 1, 1}, PNG: p}
+// the slot ("00", "01", … as the slot's PNG), embedding textures[slot]'s
+// PNG (or, for Size, sized by its PNGSize; neither: a slot without a
+// texture, its material plain white; the other fields are set here),
+// triangles mapped to their slot's material (an untextured triangle, Tex
+// NoTexture, gets the writer's grey). The tree and mkdisc both make a
+// class's glb with it, so that they agree byte for byte.
+func ClassScene(name string, m *mesh.Mesh, textures []Material) *Scene {
+	mats := make([]Material, len(textures))
+	index := make(map[int32]int, len(textures))
+	for k, t := range textures {
+		mats[k] = Material{Name: fmt.Sprintf("%02d", k), BaseColor: [4]float32{1, 1, 1, 1}, PNG: t.PNG, PNGSize: t.PNGSize}
 		index[int32(k)] = k
 	}
 	return Single(name, m, mats, index)
+}
+
+// PNGTextures is the textures argument of ClassScene for slots of the PNGs
+// pngs (nil: a slot without a texture).
+func PNGTextures(pngs [][]byte) []Material {
+	t := make([]Material, len(pngs))
+	for k, p := range pngs {
+		t[k].PNG = p
+	}
+	return t
 }
 
 // ClassGLB decodes a class block (mesh.ReadClass) and encodes its glb with
@@ -30,7 +41,7 @@ func ClassGLB(kind string, lod mesh.LOD, name string, block []byte, pngs [][]byt
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := Encode(ClassScene(name, m, pngs))
+	b, err := Encode(ClassScene(name, m, PNGTextures(pngs)))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -31,7 +31,7 @@ func TestClassGLB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := Size(ClassScene("moby_0007", m, pngs))
+	n, err := Size(ClassScene("moby_0007", m, PNGTextures(pngs)))
 	if err != nil || n != int64(len(glb)) || !IsGLB(glb) {
 		t.Fatalf("Size %d (%v), encoded %d", n, err, len(glb))
 	}
@@ -57,11 +57,11 @@ func TestClassGLBSize(t *testing.T) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s := ClassScene(name, m, make([][]byte, len(ps)))
+		tex := make([]Material, len(ps))
 		for k, p := range ps {
-			s.Materials[k].PNGSize = int64(len(p))
+			tex[k].PNGSize = int64(len(p))
 		}
-		return s, m, nil
+		return ClassScene(name, m, tex), m, nil
 	}
 	for _, lod := range []mesh.LOD{mesh.High, mesh.Low} {
 		for _, hole := range []int{-1, 0, 2} {
