@@ -215,8 +215,9 @@ func (c *treeCursor) jump(d *Node) {
 	c.st = append(c.st, cursorFrame{kids: d.listed()})
 }
 
-// childIndex is the index of c among kids (sorted by name), or len(kids)-1
-// when it is not there (the cursor then goes on after them).
+// childIndex is the index of c among kids: found by name where kids are
+// in name order (a built tree's are), else by a scan; len(kids)-1 when c
+// is not there (the cursor then goes on after them).
 func childIndex(kids []*Node, c *Node) int {
 	i := sort.Search(len(kids), func(i int) bool { return kids[i].Name >= c.Name })
 	if i < len(kids) && kids[i] == c {
