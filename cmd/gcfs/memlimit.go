@@ -38,12 +38,15 @@ type memPacer struct {
 	cached  func() int64
 	stopped atomic.Bool
 	sample  []metrics.Sample
+	huge    *hugeHeap
+	mapped  uint64 // the runtime's mapped bytes when huge last advised
 }
 
 func startMemPacer(budget int64, cached func() int64) *memPacer {
-	p := &memPacer{budget: budget, cached: cached,
-		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	p := &memPacer{budget: budget, cached: cached, huge: newHugeHeap(),
+		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"}}}
 	debug.SetMemoryLimit(memLimitFor(budget, 0, 0))
+	p.huge.reserve(int(min(budget+memHeadroom+64<<20, 1<<30)))
 	p.arm()
 	return p
 }
@@ -71,4 +74,11 @@ func (p *memPacer) pace() {
 		live = int64(p.sample[0].Value.Uint64())
 	}
 	debug.SetMemoryLimit(memLimitFor(p.budget, live, p.cached()))
+	// The heap mapped more since the last advice: advise the new pieces.
+	if p.sample[1].Value.Kind() == metrics.KindUint64 {
+		if m := p.sample[1].Value.Uint64(); m > p.mapped {
+			p.mapped = m
+			p.huge.advise()
+		}
+	}
 }
