@@ -10,16 +10,18 @@ import (
 func TestMemLimitFor(t *testing.T) {
 	const mib = 1 << 20
 	for _, c := range []struct{ budget, live, cached, want int64 }{
-		{256 * mib, 0, 0, 256*mib + memHeadroom},
+		{256 * mib, 0, 0, 256*mib + 64*mib},
 		// a full cache and a large tree: the limit stays above the live heap
-		{256 * mib, 330 * mib, 256 * mib, 256*mib + memHeadroom + 74*mib},
+		{256 * mib, 330 * mib, 256 * mib, 256*mib + 64*mib + 74*mib},
 		// live below what the cache counts (blocks counted, not yet live): no credit
-		{64 * mib, 10 * mib, 60 * mib, 64*mib + memHeadroom},
+		{64 * mib, 10 * mib, 60 * mib, 64*mib + 16*mib},
+		// the room is a quarter of a large budget
+		{1024 * mib, 0, 0, 1024*mib + 256*mib},
 	} {
 		if got := memLimitFor(c.budget, c.live, c.cached); got != c.want {
 			t.Errorf("memLimitFor(%d, %d, %d) = %d, want %d", c.budget, c.live, c.cached, got, c.want)
 		}
-		if l := memLimitFor(c.budget, c.live, c.cached); l < c.live+memHeadroom/2 && c.live > c.cached {
+		if l := memLimitFor(c.budget, c.live, c.cached); l < c.live+memHeadroomFor(c.budget)/2 && c.live > c.cached {
 			t.Errorf("limit %d leaves no room above a live heap of %d", l, c.live)
 		}
 	}
