@@ -123,6 +123,37 @@ func TestFileAhead(t *testing.T) {
 	}
 }
 
+// TestFileAheadNotForModel: the model's own reads of a decoded file from
+// its start (a view's encode, a table's parse: openForModel) ask for no
+// files ahead, where a reader's (Open) does.
+func TestFileAheadNotForModel(t *testing.T) {
+	d := writeDisc(t)
+	for _, forModel := range []bool{true, false} {
+		tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20, ReadAhead: 2})
+		if len(tree.ahead.order) < 3 || tree.ahead.order[1].Err() != nil {
+			t.Fatalf("test setup: %d decoded files", len(tree.ahead.order))
+		}
+		n := tree.ahead.order[1] // as TestFileAhead's, with a file after it
+		open := n.Open
+		if forModel {
+			open = n.openForModel
+		}
+		r, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.ReadAt(make([]byte, 100), 0); err != nil && err != io.EOF {
+			t.Fatal(err)
+		}
+		waitFileAhead(t, tree)
+		if got := tree.ahead.files.Load(); forModel && got != 0 {
+			t.Errorf("a read for the model prepared %d files ahead", got)
+		} else if !forModel && got == 0 {
+			t.Error("a reader's read prepared no files ahead")
+		}
+	}
+}
+
 // TestFileAheadBounds: what is decoded ahead stays within an eighth of the
 // cache (and fileAheadBytes), give or take the block that crosses it.
 func TestFileAheadBounds(t *testing.T) {

@@ -49,7 +49,7 @@ func (b *builder) gameplayBlocks(n *Node) {
 	if childNamed(n.Parent, "gameplay.d") != nil {
 		return
 	}
-	r, err := n.Open()
+	r, err := n.openForModel()
 	if err != nil {
 		b.t.logf("%s: no gameplay.d/: %v", where, err)
 		return
@@ -105,7 +105,7 @@ func (b *builder) gameplayBlocks(n *Node) {
 // package gameplay, its document written in key order. Every block, record
 // or field left undecoded is logged once (the first encode), one line each.
 func (n *Node) gameplayJSON(logOnce *sync.Once, sizeOnly bool) (encodedView, error) {
-	r, err := n.Open()
+	r, err := n.openForModel()
 	if err != nil {
 		return encodedView{}, err
 	}

@@ -85,7 +85,7 @@ func readWhole(n *Node) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := n.Open()
+	r, err := n.openForModel()
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func (b *builder) detectNested(leaves []*Node) {
 		if l.Kind != Nested || l.size < codec.HeaderSize {
 			continue
 		}
-		r, err := l.Open()
+		r, err := l.openForModel()
 		if err != nil {
 			continue
 		}
@@ -87,7 +87,7 @@ func (b *builder) expand(l *Node, depth int) {
 			l.rareOf().partsErr = err
 			return
 		}
-		rd, err := l.Open()
+		rd, err := l.openForModel()
 		if err != nil {
 			l.rareOf().partsErr = err
 			return

@@ -320,6 +320,26 @@ func (n *Node) Open() (Reader, error) {
 	return nil, fmt.Errorf("%s: is a directory", n.path)
 }
 
+// openForModel is Open for the model's own reads (a view's encode or
+// source, a table's parse, a probe): its decoded readers read ahead within
+// the file as any do, but ask for no files ahead (fileahead.go), which is
+// for a reader walking the tree's files. Sizing gameplay.json and the glb
+// views in a find read a level's decoded streams from their start, and
+// each such read had the file-ahead worker decode the 64 files after the
+// stream into the cache: CPU and memory the walk did not ask for.
+func (n *Node) openForModel() (Reader, error) {
+	r, err := n.Open()
+	switch x := r.(type) {
+	case *decodedReader:
+		x.forModel = true
+	case *sliceReader:
+		if dr, ok := x.r.(*decodedReader); ok {
+			dr.forModel = true
+		}
+	}
+	return r, err
+}
+
 // openDecoded is Open for a decoded file whose size step passed.
 func (n *Node) openDecoded() (Reader, error) {
 	ix, err := n.index()
@@ -385,6 +405,9 @@ type decodedReader struct {
 	src   io.ReaderAt
 	cache *cache.Cache
 	key   uint64 // the file's key in cache: its inode number
+	// forModel: the reader serves the model (openForModel), not a reader
+	// walking the tree's files; it asks for no files ahead.
+	forModel bool
 }
 
 func (dr *decodedReader) Size() int64 { return dr.ix.Size() }

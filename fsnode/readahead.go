@@ -27,11 +27,11 @@ const raMinCacheBlocks = 16
 // blocks after last, when there are any not yet cached and the file has no
 // chain running, and asks for the files after this one (fileahead.go) when
 // the read is at the file's start (a reader that reads it whole, likely)
-// or the chain reaches its end.
+// or the chain reaches its end, unless the model reads (openForModel).
 func (dr *decodedReader) readAhead(first, last int) {
 	ahead := last + dr.n.tree.opt.ReadAhead
 	dr.chain(last+1, ahead)
-	if first == 0 || ahead >= dr.ix.NumBlocks()-1 {
+	if (first == 0 || ahead >= dr.ix.NumBlocks()-1) && !dr.forModel {
 		dr.readAheadFiles()
 	}
 }

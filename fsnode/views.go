@@ -107,7 +107,7 @@ func (b *builder) viewsOf(n *Node) {
 		return // nothing there to open the file for
 	}
 	if !ok {
-		r, err := n.Open()
+		r, err := n.openForModel()
 		if err != nil {
 			return
 		}
@@ -173,7 +173,7 @@ func (b *builder) viewsOf(n *Node) {
 			b.addView(n, n.Name+".png", ViewPNG, assets.PNGSize(assets.Shape{Width: int(h.Width), Height: int(h.Height), Depth: 32}),
 				&viewMeta{source: n, kind: ViewPNG, rgba: true})
 		case placeSubtitles:
-			r, err := n.Open()
+			r, err := n.openForModel()
 			if err != nil {
 				return
 			}
@@ -293,7 +293,7 @@ func (n *Node) openView() (Reader, error) {
 	if n.lc != nil && n.lc.tex != nil {
 		return &viewReader{n: n, lazy: n.lc.openLevelTexture, cache: n.tree.Cache}, nil
 	}
-	src, err := m.source.Open()
+	src, err := m.source.openForModel()
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func (m *viewMeta) frameRate() assets.Rate {
 			m.note = "no video" + num + ": 29.97 fps"
 			return
 		}
-		r, err := video.Open()
+		r, err := video.openForModel()
 		if err != nil {
 			m.note = fmt.Sprintf("%s: %v: 29.97 fps", video.Name, err)
 			return
