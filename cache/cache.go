@@ -20,6 +20,7 @@ type Key struct {
 // Stats are the cache's counters.
 type Stats struct {
 	Hits, Misses, Evictions int64
+	Dropped                 int64 // blocks let go of by Drop, not by the budget
 	Bytes, MaxBytes         int64
 	Entries                 int
 }
@@ -45,6 +46,7 @@ type Cache struct {
 	hits     int64
 	misses   int64
 	evicted  int64
+	dropped  int64
 }
 
 // New returns a cache holding at most maxBytes of block data. A budget of zero
@@ -134,6 +136,18 @@ func (c *Cache) Put(k Key, v []byte) {
 	c.mu.Unlock()
 }
 
+// Drop lets go of k's block, if cached, before the budget would: its
+// caller knows it will not be asked for again soon (a block the kernel's
+// page cache now holds). A load of k in flight is not affected.
+func (c *Cache) Drop(k Key) {
+	c.mu.Lock()
+	if c.lru.Remove(k) { // onEvict subtracts the bytes
+		c.evicted--
+		c.dropped++
+	}
+	c.mu.Unlock()
+}
+
 // MaxBytes is the cache's budget.
 func (c *Cache) MaxBytes() int64 { return c.maxBytes }
 
@@ -161,7 +175,7 @@ func (c *Cache) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return Stats{
-		Hits: c.hits, Misses: c.misses, Evictions: c.evicted,
+		Hits: c.hits, Misses: c.misses, Evictions: c.evicted, Dropped: c.dropped,
 		Bytes: c.bytes, MaxBytes: c.maxBytes, Entries: c.lru.Len(),
 	}
 }

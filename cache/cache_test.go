@@ -306,3 +306,19 @@ func TestHas(t *testing.T) {
 		t.Error("a key whose load failed is had")
 	}
 }
+
+// TestDrop: a dropped block leaves the cache and its bytes, counted as
+// dropped, not evicted; dropping what is not cached changes nothing.
+func TestDrop(t *testing.T) {
+	c := New(1000)
+	c.Put(Key{1, 0}, block(100, 1))
+	c.Put(Key{1, 1}, block(200, 2))
+	c.Drop(Key{1, 0})
+	c.Drop(Key{1, 7})
+	if c.Has(Key{1, 0}) || !c.Has(Key{1, 1}) {
+		t.Fatal("Drop took the wrong block")
+	}
+	if s := c.Stats(); s.Bytes != 200 || s.Entries != 1 || s.Dropped != 1 || s.Evictions != 0 {
+		t.Fatalf("stats after drops: %+v", s)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"gcfs/cache"
 	"io"
 	"math/rand"
 	"os"
@@ -624,5 +625,89 @@ func TestDecodedSlices(t *testing.T) {
 	}
 	if _, err := sr.Slices(-1, 10); err == nil {
 		t.Errorf("Slices at a negative offset: no error")
+	}
+}
+
+// TestServeSlicesDrops: blocks the mount hands out whole leave the tree's
+// cache (the kernel's page cache holds them), each once the next block is
+// cached or it is the last; Slices (and a block only partly handed out)
+// keeps them; the bytes are the file's either way, and again after.
+func TestServeSlicesDrops(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20})
+	n := mustLookup(t, tree, "G/MISC.WAD/frontend")
+	open := func() *decodedReader {
+		r, err := n.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dr, ok := r.(*decodedReader)
+		if !ok {
+			t.Fatalf("decoded reader is %T", r)
+		}
+		return dr
+	}
+	dr := open()
+	nb := dr.ix.NumBlocks()
+	if nb < 3 {
+		t.Fatalf("the sample decodes to %d blocks; the test wants 3 or more", nb)
+	}
+	cached := func() (k int) {
+		for i := range nb {
+			if tree.Cache.Has(cache.Key{File: dr.key, Block: i}) {
+				k++
+			}
+		}
+		return k
+	}
+	read := func(get func(int64, int) ([][]byte, error), chunk int) []byte {
+		var got []byte
+		for off := int64(0); off < dr.Size(); off += int64(chunk) {
+			vecs, err := get(off, chunk)
+			if err != nil && err != io.EOF {
+				t.Fatal(err)
+			}
+			for _, v := range vecs {
+				got = append(got, v...)
+			}
+		}
+		return got
+	}
+	if got := read(dr.Slices, 100_000); !bytes.Equal(got, d.Sample) {
+		t.Fatal("Slices: bytes differ")
+	}
+	if k := cached(); k != nb {
+		t.Fatalf("after Slices %d of %d blocks cached, want all", k, nb)
+	}
+	// Serve all but the last half block's worth: every block before the
+	// one the range ends in is served whole.
+	_, bn := dr.ix.Block(1)
+	end := dr.ix.Size() - int64(bn)/2
+	if _, err := dr.ServeSlices(0, int(end)); err != nil {
+		t.Fatal(err)
+	}
+	partly := dr.ix.BlockAt(end - 1)
+	if k := cached(); k != nb-partly {
+		t.Fatalf("after serving [0, %d): %d of %d blocks cached, want %d (block %d partly served stays)", end, k, nb, nb-partly, partly)
+	}
+	if st := tree.Cache.Stats(); st.Dropped != int64(partly) {
+		t.Fatalf("dropped %d blocks, want %d", st.Dropped, partly)
+	}
+	if got := read(open().ServeSlices, 65536); !bytes.Equal(got, d.Sample) {
+		t.Fatal("ServeSlices after drops: bytes differ")
+	}
+	if k := cached(); k != 0 {
+		t.Fatalf("after a second reader served the whole file %d blocks cached, want 0", k)
+	}
+	// The model's own reads keep what they decode.
+	r, err := n.openForModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(r.(*decodedReader).ServeSlices, 1<<20); !bytes.Equal(got, d.Sample) {
+		t.Fatal("model reader: bytes differ")
+	}
+	if k := cached(); k != nb {
+		t.Fatalf("after the model's read %d of %d blocks cached, want all", k, nb)
 	}
 }

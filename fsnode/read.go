@@ -408,6 +408,7 @@ type decodedReader struct {
 	// forModel: the reader serves the model (openForModel), not a reader
 	// walking the tree's files; it asks for no files ahead.
 	forModel bool
+	serve    servedBlocks // what ServeSlices handed out
 }
 
 func (dr *decodedReader) Size() int64 { return dr.ix.Size() }
@@ -555,6 +556,12 @@ func (sr *sliceReader) ReadAt(p []byte, off int64) (int, error) {
 // Slices is decodedReader.Slices for the range, when the file it reads is a
 // decoded one (no copy).
 func (sr *sliceReader) Slices(off int64, n int) ([][]byte, error) {
+	return sr.slices(off, n, false)
+}
+
+// slices is Slices, or ServeSlices when serve is set and the file it reads
+// has it.
+func (sr *sliceReader) slices(off int64, n int, serve bool) ([][]byte, error) {
 	s, ok := sr.r.(interface {
 		Slices(off int64, n int) ([][]byte, error)
 	})
@@ -570,7 +577,13 @@ func (sr *sliceReader) Slices(off int64, n int) ([][]byte, error) {
 	if rem := sr.size - off; int64(n) > rem {
 		n, atEnd = int(rem), true
 	}
-	vecs, err := s.Slices(sr.off+off, n)
+	get := s.Slices
+	if sv, ok := sr.r.(interface {
+		ServeSlices(off int64, n int) ([][]byte, error)
+	}); ok && serve {
+		get = sv.ServeSlices
+	}
+	vecs, err := get(sr.off+off, n)
 	if err == nil && atEnd {
 		err = io.EOF
 	}

@@ -688,8 +688,8 @@ func logCacheStats(logf func(string, ...any), t *fsnode.Tree, when string) {
 		return
 	}
 	s := t.Cache.Stats()
-	logf("gcfs: cache %s: %d hits, %d misses, %d evictions, %d blocks, %s of %s",
-		when, s.Hits, s.Misses, s.Evictions, s.Entries, humanize.IBytes(uint64(s.Bytes)), humanize.IBytes(uint64(s.MaxBytes)))
+	logf("gcfs: cache %s: %d hits, %d misses, %d evictions, %d dropped (served to the page cache), %d blocks, %s of %s",
+		when, s.Hits, s.Misses, s.Evictions, s.Dropped, s.Entries, humanize.IBytes(uint64(s.Bytes)), humanize.IBytes(uint64(s.MaxBytes)))
 }
 
 func umountAction(c *cli.Context) error {

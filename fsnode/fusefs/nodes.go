@@ -584,9 +584,11 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	var err error
 	if sr, ok := r.(slicer); ok {
 		// A decoded file: its cached blocks go to the kernel as they are
-		// (writev), without a copy into dest first.
+		// (writev), without a copy into dest first; the kernel's page
+		// cache keeps them (FOPEN_KEEP_CACHE), so the tree's cache lets go
+		// of the blocks it has handed out whole.
 		var vecs [][]byte
-		vecs, err = sr.Slices(off, int(n))
+		vecs, err = sr.ServeSlices(off, int(n))
 		for _, v := range vecs {
 			got += len(v)
 		}
@@ -621,9 +623,10 @@ type childSizer interface{ SizeChildren() }
 type prefetcher interface{ Prefetch() }
 
 // slicer is a reader that hands out its bytes without copying them
-// (fsnode's decoded files: pieces of cached blocks, never modified).
+// (fsnode's decoded files: pieces of cached blocks, never modified), to a
+// caller that keeps them (the kernel's page cache).
 type slicer interface {
-	Slices(off int64, n int) ([][]byte, error)
+	ServeSlices(off int64, n int) ([][]byte, error)
 }
 
 // splice answers a raw read straight from the image's file descriptor, so the
