@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
@@ -21,6 +22,7 @@ type Key struct {
 type Stats struct {
 	Hits, Misses, Evictions int64
 	Dropped                 int64 // blocks let go of by Drop, not by the budget
+	Recycled                int64 // buffers handed out again by NewBuffer
 	Bytes, MaxBytes         int64
 	Entries                 int
 }
@@ -47,17 +49,40 @@ type Cache struct {
 	misses   int64
 	evicted  int64
 	dropped  int64
+
+	// Recycling (NewBuffer, PutRecyclable, Release): the leases of the
+	// cached blocks whose buffers go back to free once no entry holds
+	// them and every Get or Peek that returned them was released.
+	leases   map[*byte]*lease
+	free     [][]byte // buffers of BufferSize, len 0
+	freeMax  int
+	recycled int64
 }
+
+// lease counts who holds a recyclable block's buffer: the cache's entries
+// with it, and the Gets and Peeks that returned it not yet released.
+type lease struct{ entries, refs int32 }
+
+// BufferSize is the capacity of a recyclable buffer (NewBuffer): a decoded
+// block of the codec's index (its 64 KiB target and the packet it ends
+// with) fits, rounded up to the runtime's 8 KiB pages.
+const BufferSize = 72 << 10
 
 // New returns a cache holding at most maxBytes of block data. A budget of zero
 // or less caches nothing (loads are still merged).
 func New(maxBytes int64) *Cache {
-	c := &Cache{maxBytes: maxBytes, inflight: make(map[Key]*call)}
+	c := &Cache{maxBytes: maxBytes, inflight: make(map[Key]*call), leases: make(map[*byte]*lease)}
+	// The free buffers are outside the budget: a sixteenth of it.
+	c.freeMax = int(min(max(maxBytes/16/BufferSize, 16), 1024))
 	// onEvict runs under c.mu (it is only called from methods we call with
 	// the lock held), so the byte count stays exact.
 	l, err := simplelru.NewLRU[Key, []byte](math.MaxInt32, func(_ Key, v []byte) {
 		c.bytes -= int64(len(v))
 		c.evicted++
+		if l := c.leases[base(v)]; l != nil {
+			l.entries--
+			c.settle(v, l)
+		}
 	})
 	if err != nil {
 		panic(err) // only for a non-positive size, which MaxInt32 is not
@@ -68,11 +93,14 @@ func New(maxBytes int64) *Cache {
 
 // Get returns the block for k, calling load on a miss; concurrent Gets of one
 // missing key call load once and share its result. Errors are not cached.
-// Callers must not modify the returned slice.
+// Callers must not modify the returned slice. A load must return a buffer
+// of its own, never one a Get or Peek returned (its waiters share it
+// without a hold of their own: see Release).
 func (c *Cache) Get(k Key, load func() ([]byte, error)) ([]byte, error) {
 	c.mu.Lock()
 	if v, ok := c.lru.Get(k); ok {
 		c.hits++
+		c.acquire(v)
 		c.mu.Unlock()
 		return v, nil
 	}
@@ -116,11 +144,17 @@ func (c *Cache) add(k Key, v []byte) {
 	if n > c.maxBytes {
 		return
 	}
+	if old, ok := c.lru.Peek(k); ok && len(old) == len(v) && base(old) == base(v) {
+		return // holds it already (a lease must not see its entry go and come back)
+	}
 	if c.lru.Remove(k) { // onEvict subtracts the old bytes
 		c.evicted-- // a replacement is not an eviction
 	}
 	c.lru.Add(k, v)
 	c.bytes += n
+	if l := c.leases[base(v)]; l != nil {
+		l.entries++
+	}
 	for c.bytes > c.maxBytes {
 		if _, _, ok := c.lru.RemoveOldest(); !ok {
 			break
@@ -151,11 +185,113 @@ func (c *Cache) Drop(k Key) {
 // MaxBytes is the cache's budget.
 func (c *Cache) MaxBytes() int64 { return c.maxBytes }
 
-// Peek returns a cached block without loading or counting a miss.
+// Peek returns a cached block without loading or counting a miss. Like
+// Get's, the block is the caller's until it calls Release(v) (or for
+// good, if it never does).
 func (c *Cache) Peek(k Key) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.lru.Peek(k)
+	v, ok := c.lru.Peek(k)
+	if ok {
+		c.acquire(v)
+	}
+	return v, ok
+}
+
+// Cached reports whether k is cached (not whether it is being loaded).
+func (c *Cache) Cached(k Key) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Contains(k)
+}
+
+// Recycling. A cache that streams far more bytes than it keeps (a mount
+// whose reader hands every block to the kernel's page cache, which then
+// holds it: see fsnode's ServeSlices) would otherwise take fresh memory
+// for every block it decodes, and fresh memory costs a page fault and a
+// clear per page, which on a small VM is most of what a cat of the whole
+// tree costs. A block stored with PutRecyclable, in a buffer from
+// NewBuffer, goes back to the free buffers once no entry of the cache
+// holds it and every Get or Peek that returned it has been released
+// (Release). A Get or Peek never released keeps the buffer out of the
+// free list for good: a caller that keeps the bytes (or forgets) costs
+// the recycling, never the bytes.
+
+// NewBuffer returns a buffer of length n for a block to store with
+// PutRecyclable: a free one when n fits BufferSize and one is free.
+func (c *Cache) NewBuffer(n int) []byte {
+	if n <= 0 || n > BufferSize {
+		return make([]byte, max(n, 0))
+	}
+	c.mu.Lock()
+	if k := len(c.free); k > 0 {
+		b := c.free[k-1]
+		c.free[k-1] = nil
+		c.free = c.free[:k-1]
+		c.recycled++
+		c.mu.Unlock()
+		return b[:n]
+	}
+	c.mu.Unlock()
+	return make([]byte, n, BufferSize)
+}
+
+// PutRecyclable is Put for a block in a buffer from NewBuffer that no one
+// else holds: its buffer is recycled once the cache and its readers are
+// done with it.
+func (c *Cache) PutRecyclable(k Key, v []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cap(v) != BufferSize || c.leases[base(v)] != nil {
+		c.add(k, v) // (not a buffer of ours, or one leased already: kept as is)
+		return
+	}
+	l := &lease{}
+	c.leases[base(v)] = l
+	c.add(k, v)
+	if l.entries == 0 {
+		delete(c.leases, base(v)) // not kept (larger than the budget)
+	}
+}
+
+// Release ends the hold on v (a block as Get or Peek returned it, not a
+// piece of one) that one Get or Peek gave the caller.
+func (c *Cache) Release(v []byte) {
+	if cap(v) != BufferSize {
+		return
+	}
+	c.mu.Lock()
+	if l := c.leases[base(v)]; l != nil && l.refs > 0 {
+		l.refs--
+		c.settle(v, l)
+	}
+	c.mu.Unlock()
+}
+
+// acquire counts a hold on v, if it is recyclable. Called with c.mu held.
+func (c *Cache) acquire(v []byte) {
+	if l := c.leases[base(v)]; l != nil {
+		l.refs++
+	}
+}
+
+// settle frees v's buffer when nothing holds it. Called with c.mu held.
+func (c *Cache) settle(v []byte, l *lease) {
+	if l.entries > 0 || l.refs > 0 {
+		return
+	}
+	delete(c.leases, base(v))
+	if len(c.free) < c.freeMax {
+		c.free = append(c.free, v[:0])
+	}
+}
+
+// base identifies a block's buffer.
+func base(v []byte) *byte {
+	if cap(v) == 0 {
+		return nil
+	}
+	return unsafe.SliceData(v)
 }
 
 // Has reports whether k is cached or being loaded (a Get of it now would
@@ -175,7 +311,7 @@ func (c *Cache) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return Stats{
-		Hits: c.hits, Misses: c.misses, Evictions: c.evicted, Dropped: c.dropped,
+		Hits: c.hits, Misses: c.misses, Evictions: c.evicted, Dropped: c.dropped, Recycled: c.recycled,
 		Bytes: c.bytes, MaxBytes: c.maxBytes, Entries: c.lru.Len(),
 	}
 }

@@ -322,3 +322,73 @@ func TestDrop(t *testing.T) {
 		t.Fatalf("stats after drops: %+v", s)
 	}
 }
+
+// A recyclable block's buffer is handed out again only once no entry holds
+// it and every Get and Peek that returned it was released; one never
+// released keeps it out of the free list for good.
+func TestRecycle(t *testing.T) {
+	c := New(4 * BufferSize)
+	fill := func(k Key, b byte) []byte {
+		v := c.NewBuffer(1000)
+		for i := range v {
+			v[i] = b
+		}
+		c.PutRecyclable(k, v)
+		return v
+	}
+	same := func(a, b []byte) bool { return base(a) == base(b) }
+	a := fill(Key{1, 0}, 1)
+	got, _ := c.Get(Key{1, 0}, nil) // held once
+	p, _ := c.Peek(Key{1, 0})       // held twice
+	c.Drop(Key{1, 0})
+	if n := c.NewBuffer(1000); same(n, a) {
+		t.Fatal("a dropped block still held was handed out again")
+	}
+	c.Release(got)
+	if n := c.NewBuffer(1000); same(n, a) {
+		t.Fatal("a dropped block held by a Peek was handed out again")
+	}
+	c.Release(p)
+	c.Release(p) // (a release too many is ignored)
+	if n := c.NewBuffer(1000); !same(n, a) || len(n) != 1000 {
+		t.Fatal("a block no one holds was not recycled")
+	}
+	if s := c.Stats(); s.Recycled != 1 {
+		t.Fatalf("recycled %d, want 1", s.Recycled)
+	}
+
+	// Evicted by the budget, with no hold: recycled at once.
+	b := fill(Key{2, 0}, 2)
+	for i := 1; i <= 4; i++ {
+		fill(Key{2, i}, 2) // (4 more: the budget counts lengths, so none is evicted yet)
+	}
+	c.Put(Key{3, 0}, make([]byte, 4*BufferSize-4000)) // evicts the oldest
+	if c.Cached(Key{2, 0}) {
+		t.Fatal("the oldest block was not evicted")
+	}
+	if n := c.NewBuffer(10); !same(n, b) {
+		t.Fatal("an evicted block no one holds was not recycled")
+	}
+
+	// A Peek never released pins the buffer; a Put over the same key with
+	// the same block does not end the entry's hold.
+	d := fill(Key{4, 0}, 4)
+	c.Put(Key{4, 0}, d)
+	if _, ok := c.Peek(Key{4, 0}); !ok {
+		t.Fatal("block 4 not cached")
+	}
+	c.Drop(Key{4, 0})
+	for range 2 * c.freeMax {
+		if n := c.NewBuffer(1000); same(n, d) {
+			t.Fatal("a block held by a Peek never released was recycled")
+		}
+	}
+
+	// Not a buffer of the cache's: kept and dropped as any block.
+	e := make([]byte, 100)
+	c.PutRecyclable(Key{5, 0}, e)
+	c.Drop(Key{5, 0})
+	if c.leases[base(e)] != nil || c.leases[base(d)] == nil {
+		t.Fatal("leases: a foreign buffer got one, or the pinned block lost its")
+	}
+}

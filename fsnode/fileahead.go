@@ -162,15 +162,17 @@ func (t *Tree) prepareFiles(from int, gen uint64) {
 		for j := 0; j < dr.ix.NumBlocks() && budget > 0; j++ {
 			_, bn := dr.ix.Block(j)
 			budget -= int64(bn)
-			if _, ok := dr.cache.Peek(cache.Key{File: dr.key, Block: j}); ok {
+			if dr.cache.Cached(cache.Key{File: dr.key, Block: j}) {
 				continue
 			}
 			if a.gen.Load() != gen {
 				return
 			}
-			if _, err := dr.block(j); err != nil {
+			b, err := dr.block(j)
+			if err != nil {
 				break // the reader reports it
 			}
+			dr.release(b)
 		}
 	}
 }

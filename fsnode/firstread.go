@@ -81,8 +81,14 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 	if n.wholeIn.Load() == c {
 		// Decoded whole while this load waited: the block is cached, unless
 		// it was evicted at once.
+		// A copy: a load returns a buffer of its own (cache.Get).
 		b, ok := c.Peek(cache.Key{File: dr.key, Block: i})
-		return b, ok
+		if !ok {
+			return nil, false
+		}
+		out := bytes.Clone(b)
+		c.Release(b)
+		return out, true
 	}
 	if !n.tree.takeBig() {
 		return nil, false // as many streams in memory as cores already
@@ -104,7 +110,9 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 	// blocks' bytes).
 	for j, blk := range blocks {
 		if j != i {
-			c.Put(cache.Key{File: dr.key, Block: j}, bytes.Clone(blk))
+			b := c.NewBuffer(len(blk))
+			copy(b, blk)
+			c.PutRecyclable(cache.Key{File: dr.key, Block: j}, b)
 		}
 	}
 	return bytes.Clone(blocks[i]), true

@@ -673,6 +673,19 @@ func TestServeSlicesDrops(t *testing.T) {
 		}
 		return got
 	}
+	var dones []func()
+	defer func() {
+		for _, done := range dones {
+			done()
+		}
+	}()
+	serve := func(dr *decodedReader) func(int64, int) ([][]byte, error) {
+		return func(off int64, n int) ([][]byte, error) {
+			vecs, done, err := dr.ServeSlices(off, n)
+			dones = append(dones, done)
+			return vecs, err
+		}
+	}
 	if got := read(dr.Slices, 100_000); !bytes.Equal(got, d.Sample) {
 		t.Fatal("Slices: bytes differ")
 	}
@@ -683,7 +696,7 @@ func TestServeSlicesDrops(t *testing.T) {
 	// one the range ends in is served whole.
 	_, bn := dr.ix.Block(1)
 	end := dr.ix.Size() - int64(bn)/2
-	if _, err := dr.ServeSlices(0, int(end)); err != nil {
+	if _, err := serve(dr)(0, int(end)); err != nil {
 		t.Fatal(err)
 	}
 	partly := dr.ix.BlockAt(end - 1)
@@ -693,7 +706,7 @@ func TestServeSlicesDrops(t *testing.T) {
 	if st := tree.Cache.Stats(); st.Dropped != int64(partly) {
 		t.Fatalf("dropped %d blocks, want %d", st.Dropped, partly)
 	}
-	if got := read(open().ServeSlices, 65536); !bytes.Equal(got, d.Sample) {
+	if got := read(serve(open()), 65536); !bytes.Equal(got, d.Sample) {
 		t.Fatal("ServeSlices after drops: bytes differ")
 	}
 	if k := cached(); k != 0 {
@@ -704,10 +717,51 @@ func TestServeSlicesDrops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := read(r.(*decodedReader).ServeSlices, 1<<20); !bytes.Equal(got, d.Sample) {
+	if got := read(serve(r.(*decodedReader)), 1<<20); !bytes.Equal(got, d.Sample) {
 		t.Fatal("model reader: bytes differ")
 	}
 	if k := cached(); k != nb {
 		t.Fatalf("after the model's read %d of %d blocks cached, want all", k, nb)
+	}
+}
+
+// The blocks a read served stay as they were until its done, however many
+// buffers the cache hands out meanwhile; after it, their buffers are
+// recycled.
+func TestServeSlicesHold(t *testing.T) {
+	d := writeDisc(t)
+	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20})
+	r, err := mustLookup(t, tree, "G/MISC.WAD/frontend").Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr := r.(*decodedReader)
+	vecs, done, err := dr.ServeSlices(0, int(dr.Size()))
+	if err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+	if k := tree.Cache.Stats().Entries; k != 0 {
+		t.Fatalf("%d blocks cached after the whole file was served, want 0", k)
+	}
+	c := tree.Cache
+	for range 4 * dr.ix.NumBlocks() {
+		b := c.NewBuffer(cache.BufferSize)
+		for i := range b {
+			b[i] = 0xee
+		}
+	}
+	if c.Stats().Recycled != 0 {
+		t.Fatal("buffers recycled while a read held them")
+	}
+	if got := bytes.Join(vecs, nil); !bytes.Equal(got, d.Sample) {
+		t.Fatal("served bytes changed before the read was done with them")
+	}
+	done()
+	for range dr.ix.NumBlocks() {
+		c.NewBuffer(1000)
+	}
+	// (Block 0 is the first read's own decode, not a buffer of the cache's.)
+	if got, want := c.Stats().Recycled, int64(dr.ix.NumBlocks()-1); got != want {
+		t.Fatalf("recycled %d buffers after the read was done, want %d", got, want)
 	}
 }

@@ -1,7 +1,6 @@
 package fsnode
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -247,8 +246,11 @@ func (n *Node) decodeIndex(src Reader, budget int64) *codec.Index {
 	for j := range ix.NumBlocks() {
 		off, bn := ix.Block(j)
 		// A copy each (the output is the next file's buffer): what the
-		// cache holds is exactly the blocks' bytes.
-		c.Put(cache.Key{File: n.cacheKey(n.Ino, ix), Block: j}, bytes.Clone(out[off:off+int64(bn)]))
+		// cache holds is exactly the blocks' bytes, in buffers it
+		// recycles once they are served (ServeSlices).
+		b := c.NewBuffer(bn)
+		copy(b, out[off:off+int64(bn)])
+		c.PutRecyclable(cache.Key{File: n.cacheKey(n.Ino, ix), Block: j}, b)
 	}
 	return ix
 }
@@ -425,6 +427,7 @@ func (dr *decodedReader) block(i int) ([]byte, error) {
 			}
 		}
 		b, err := dr.ix.DecodeBlock(dr.src, i, prev)
+		dr.release(prev) // (the decode's window: its output is b's own)
 		if err != nil && dr.ix == dr.n.keptIx.Load() {
 			// Through the index the sidecar kept: it may be what is
 			// wrong. The block's bytes through a fresh scan's index.
@@ -459,22 +462,35 @@ func (dr *decodedReader) blockThroughFresh(i int) ([]byte, error) {
 
 func (dr *decodedReader) ReadAt(p []byte, off int64) (int, error) {
 	done := 0
-	err := dr.walk(off, len(p), func(b []byte) { done += copy(p[done:], b) })
+	err := dr.walk(off, len(p), func(b, block []byte) {
+		done += copy(p[done:], b)
+		dr.release(block)
+	})
 	return done, err
 }
 
 // Slices returns the decoded bytes [off, off+n) as pieces of the cached
 // blocks, in order, without copying them (the caller must not modify them;
-// they stay valid after the blocks leave the cache). At the file's end it
-// returns what there is with io.EOF; on any other error, the pieces before it.
+// they stay valid after the blocks leave the cache: the cache never
+// recycles their buffers). At the file's end it returns what there is with
+// io.EOF; on any other error, the pieces before it.
 func (dr *decodedReader) Slices(off int64, n int) ([][]byte, error) {
 	vecs := make([][]byte, 0, n/(64<<10)+2)
-	err := dr.walk(off, n, func(b []byte) { vecs = append(vecs, b) })
+	err := dr.walk(off, n, func(b, _ []byte) { vecs = append(vecs, b) })
 	return vecs, err
 }
 
-// walk hands fn the decoded bytes [off, off+n) block by block.
-func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
+// release ends the hold on a block that dr.block returned (cache.Release).
+func (dr *decodedReader) release(block []byte) {
+	if dr.cache != nil && block != nil {
+		dr.cache.Release(block)
+	}
+}
+
+// walk hands fn the decoded bytes [off, off+n) block by block, with the
+// block each piece is of; the block is fn's to release (dr.release) or
+// keep.
+func (dr *decodedReader) walk(off int64, n int, fn func(piece, block []byte)) error {
 	size := dr.ix.Size()
 	if off < 0 {
 		return fmt.Errorf("%s: negative offset %d", dr.n.path, off)
@@ -498,19 +514,20 @@ func (dr *decodedReader) walk(off int64, n int, fn func([]byte)) error {
 			return se
 		}
 		if len(b) != bn || off < boff || off-boff >= int64(len(b)) {
+			dr.release(b)
 			return dr.n.streamErr(fmt.Errorf("decoded block %d has %d bytes at output offset %d, index says %d at %d (read at %d)", i, len(b), boff, bn, boff, off))
 		}
 		if first < 0 {
 			first = i
 		}
 		last = i
-		b = b[off-boff:]
-		if len(b) > n {
-			b = b[:n]
+		piece := b[off-boff:]
+		if len(piece) > n {
+			piece = piece[:n]
 		}
-		fn(b)
-		n -= len(b)
-		off += int64(len(b))
+		fn(piece, b)
+		n -= len(piece)
+		off += int64(len(piece))
 	}
 	return nil
 }
@@ -556,12 +573,10 @@ func (sr *sliceReader) ReadAt(p []byte, off int64) (int, error) {
 // Slices is decodedReader.Slices for the range, when the file it reads is a
 // decoded one (no copy).
 func (sr *sliceReader) Slices(off int64, n int) ([][]byte, error) {
-	return sr.slices(off, n, false)
+	return sr.slices(off, n)
 }
 
-// slices is Slices, or ServeSlices when serve is set and the file it reads
-// has it.
-func (sr *sliceReader) slices(off int64, n int, serve bool) ([][]byte, error) {
+func (sr *sliceReader) slices(off int64, n int) ([][]byte, error) {
 	s, ok := sr.r.(interface {
 		Slices(off int64, n int) ([][]byte, error)
 	})
@@ -577,13 +592,7 @@ func (sr *sliceReader) slices(off int64, n int, serve bool) ([][]byte, error) {
 	if rem := sr.size - off; int64(n) > rem {
 		n, atEnd = int(rem), true
 	}
-	get := s.Slices
-	if sv, ok := sr.r.(interface {
-		ServeSlices(off int64, n int) ([][]byte, error)
-	}); ok && serve {
-		get = sv.ServeSlices
-	}
-	vecs, err := get(sr.off+off, n)
+	vecs, err := s.Slices(sr.off+off, n)
 	if err == nil && atEnd {
 		err = io.EOF
 	}

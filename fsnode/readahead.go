@@ -69,7 +69,7 @@ func (dr *decodedReader) chain(first, last int) {
 	last = min(last, dr.ix.NumBlocks()-1)
 	from := -1
 	for j := max(first, 0); j <= last; j++ {
-		if _, ok := dr.cache.Peek(cache.Key{File: dr.key, Block: j}); !ok {
+		if !dr.cache.Cached(cache.Key{File: dr.key, Block: j}) {
 			from = j
 			break
 		}
@@ -95,12 +95,14 @@ func (dr *decodedReader) chain(first, last int) {
 			dr.n.raRunning.Store(false)
 		}()
 		for j := from; j <= last; j++ {
-			if _, ok := dr.cache.Peek(cache.Key{File: dr.key, Block: j}); ok {
+			if dr.cache.Cached(cache.Key{File: dr.key, Block: j}) {
 				continue
 			}
-			if _, err := dr.block(j); err != nil {
+			b, err := dr.block(j)
+			if err != nil {
 				return // the read that needs it reports the error
 			}
+			dr.release(b)
 		}
 	}()
 }
@@ -138,10 +140,12 @@ func (dr *decodedReader) inOrder(i int) ([]byte, bool) {
 	var prev []byte
 	for j := from; j < i; j++ {
 		b, err := dr.block(j)
+		dr.release(prev)
+		prev = nil
 		if err != nil {
 			return nil, false // the block path decodes i and reports it
 		}
 		prev = b
 	}
-	return prev, true
+	return prev, true // (the caller's to release)
 }

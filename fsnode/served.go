@@ -1,6 +1,7 @@
 package fsnode
 
 import (
+	"io"
 	"sync"
 
 	"gcfs/cache"
@@ -24,19 +25,32 @@ type servedBlocks struct {
 
 // ServeSlices is Slices for a reader that passes the bytes to the kernel's
 // page cache (the mount's reads): blocks it hands out whole leave the
-// tree's cache (servedBlocks). The model's own readers, and a tree with no
-// cache of its own, keep everything.
-func (dr *decodedReader) ServeSlices(off int64, n int) ([][]byte, error) {
-	vecs, err := dr.Slices(off, n)
+// tree's cache (servedBlocks). Done, called once the kernel has the bytes
+// (and never before), ends the reader's hold on the blocks, whose buffers
+// the cache then recycles (cache.Release); until then the pieces stay
+// valid. The model's own readers, and a tree with no cache of its own,
+// keep everything.
+func (dr *decodedReader) ServeSlices(off int64, n int) (vecs [][]byte, done func(), err error) {
+	vecs = make([][]byte, 0, n/(64<<10)+2)
+	var blocks [][]byte
+	err = dr.walk(off, n, func(b, block []byte) {
+		vecs = append(vecs, b)
+		blocks = append(blocks, block)
+	})
+	done = func() {
+		for _, b := range blocks {
+			dr.release(b)
+		}
+	}
 	if dr.forModel || dr.cache == nil || dr.cache != dr.n.tree.Cache || len(vecs) == 0 {
-		return vecs, err
+		return vecs, done, err
 	}
 	got := 0
 	for _, v := range vecs {
 		got += len(v)
 	}
 	dr.served(off, got)
-	return vecs, err
+	return vecs, done, err
 }
 
 // served records that [off, off+n) went to the kernel and drops the blocks
@@ -72,6 +86,21 @@ func (dr *decodedReader) served(off int64, n int) {
 }
 
 // ServeSlices is decodedReader.ServeSlices for the range.
-func (sr *sliceReader) ServeSlices(off int64, n int) ([][]byte, error) {
-	return sr.slices(off, n, true)
+func (sr *sliceReader) ServeSlices(off int64, n int) ([][]byte, func(), error) {
+	s, ok := sr.r.(interface {
+		ServeSlices(off int64, n int) ([][]byte, func(), error)
+	})
+	if !ok || off < 0 || off >= sr.size {
+		vecs, err := sr.slices(off, n)
+		return vecs, func() {}, err
+	}
+	atEnd := false
+	if rem := sr.size - off; int64(n) > rem {
+		n, atEnd = int(rem), true
+	}
+	vecs, done, err := s.ServeSlices(sr.off+off, n)
+	if err == nil && atEnd {
+		err = io.EOF
+	}
+	return vecs, done, err
 }

@@ -587,14 +587,15 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 		// (writev), without a copy into dest first; the kernel's page
 		// cache keeps them (FOPEN_KEEP_CACHE), so the tree's cache lets go
 		// of the blocks it has handed out whole.
-		var vecs [][]byte
-		vecs, err = sr.ServeSlices(off, int(n))
+		vecs, done, serr := sr.ServeSlices(off, int(n))
 		for _, v := range vecs {
 			got += len(v)
 		}
 		if got == int(n) {
-			return fuse.ReadResultVector(vecs), 0
+			return &servedResult{vecs: vecs, done: done}, 0
 		}
+		done()
+		err = serr
 	} else {
 		got, err = r.ReadAt(dest[:n], off)
 		if got == int(n) {
@@ -626,7 +627,69 @@ type prefetcher interface{ Prefetch() }
 // (fsnode's decoded files: pieces of cached blocks, never modified), to a
 // caller that keeps them (the kernel's page cache).
 type slicer interface {
-	ServeSlices(off int64, n int) ([][]byte, error)
+	// ServeSlices' done ends the hold on the pieces' blocks: called once
+	// the kernel has them (servedResult.Done).
+	ServeSlices(off int64, n int) (vecs [][]byte, done func(), err error)
+}
+
+// servedResult is a read's reply of pieces of cached blocks
+// (fuse.ReadResultVector's writev and copies), whose hold it ends when
+// go-fuse is done with it: after the reply's write to the kernel, or its
+// failure. A reply go-fuse drops unwritten keeps its hold, and the
+// blocks' buffers are then not recycled (never reused while held).
+type servedResult struct {
+	vecs [][]byte
+	done func()
+}
+
+func (r *servedResult) Size() int {
+	n := 0
+	for _, v := range r.vecs {
+		n += len(v)
+	}
+	return n
+}
+
+func (r *servedResult) Bytes(buf []byte) ([]byte, fuse.Status) {
+	buf = buf[:0]
+	for _, v := range r.vecs {
+		buf = append(buf, v...)
+	}
+	return buf, fuse.OK
+}
+
+// Slices makes go-fuse write the pieces with writev, as it does a
+// ReadResultVector's (its withSlice interface).
+func (r *servedResult) Slices() ([][]byte, fuse.Status) { return r.vecs, fuse.OK }
+
+// Readv copies the pieces into dst (go-fuse's withReadv, for its
+// transports that read a reply into their own buffers).
+func (r *servedResult) Readv(dst [][]byte) (int, fuse.Status) {
+	n := 0
+	src := r.vecs
+	var cur []byte
+	for _, d := range dst {
+		for len(d) > 0 {
+			if len(cur) == 0 {
+				if len(src) == 0 {
+					return n, fuse.OK
+				}
+				cur, src = src[0], src[1:]
+				continue
+			}
+			k := copy(d, cur)
+			d, cur, n = d[k:], cur[k:], n+k
+		}
+	}
+	return n, fuse.OK
+}
+
+// Done ends the hold, once.
+func (r *servedResult) Done() {
+	if d := r.done; d != nil {
+		r.done = nil
+		d()
+	}
 }
 
 // splice answers a raw read straight from the image's file descriptor, so the
