@@ -636,17 +636,7 @@ func TestServeSlicesDrops(t *testing.T) {
 	d := writeDisc(t)
 	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20})
 	n := mustLookup(t, tree, "G/MISC.WAD/frontend")
-	open := func() *decodedReader {
-		r, err := n.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dr, ok := r.(*decodedReader)
-		if !ok {
-			t.Fatalf("decoded reader is %T", r)
-		}
-		return dr
-	}
+	open := func() *decodedReader { return openDecodedReader(t, n) }
 	dr := open()
 	nb := dr.ix.NumBlocks()
 	if nb < 3 {
@@ -725,17 +715,28 @@ func TestServeSlicesDrops(t *testing.T) {
 	}
 }
 
+// openDecodedReader opens a decoded file's reader (its Open, through the
+// tree's cache).
+func openDecodedReader(t *testing.T, n *Node) *decodedReader {
+	t.Helper()
+	r, err := n.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr, ok := r.(*decodedReader)
+	if !ok {
+		t.Fatalf("decoded reader is %T", r)
+	}
+	return dr
+}
+
 // The blocks a read served stay as they were until its done, however many
 // buffers the cache hands out meanwhile; after it, their buffers are
 // recycled.
 func TestServeSlicesHold(t *testing.T) {
 	d := writeDisc(t)
 	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20})
-	r, err := mustLookup(t, tree, "G/MISC.WAD/frontend").Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dr := r.(*decodedReader)
+	dr := openDecodedReader(t, mustLookup(t, tree, "G/MISC.WAD/frontend"))
 	vecs, done, err := dr.ServeSlices(0, int(dr.Size()))
 	if err != nil && err != io.EOF {
 		t.Fatal(err)
