@@ -304,15 +304,22 @@ func (o *Overlay) Check(p string) {
 }
 
 func (o *Overlay) setErr(p, f, why string) {
+	// Log before the mark is visible: whoever sees the mark (a getxattr
+	// through the mount) may look for the log line next.
+	o.mu.Lock()
+	log := why != "" && o.logged[p] != why
+	if log {
+		o.logged[p] = why
+	}
+	o.mu.Unlock()
+	if log {
+		o.logf("gcfs: %s: edit kept in %s but cannot be rebuilt: %s", p, o.dir, oneLine(why))
+	}
 	o.mu.Lock()
 	if why == "" {
 		delete(o.errs, p)
 	} else {
 		o.errs[p] = why
-	}
-	log := why != "" && o.logged[p] != why
-	if log {
-		o.logged[p] = why
 	}
 	o.mu.Unlock()
 	if why == "" {
@@ -322,9 +329,6 @@ func (o *Overlay) setErr(p, f, why string) {
 	// Best effort: DIR's filesystem may not take user attributes; the
 	// mount answers from memory either way.
 	_ = unix.Setxattr(f, EditErrorAttr, []byte(why), 0)
-	if log {
-		o.logf("gcfs: %s: edit kept in %s but cannot be rebuilt: %s", p, o.dir, oneLine(why))
-	}
 }
 
 // EditError is why p's edit cannot be rebuilt, if it cannot.
