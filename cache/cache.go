@@ -29,9 +29,10 @@ type Stats struct {
 
 // call is one load in flight; later Gets of the same key wait on done.
 type call struct {
-	done chan struct{}
-	val  []byte
-	err  error
+	done    chan struct{}
+	val     []byte
+	err     error
+	waiters int32 // Gets merged into it (each holds val: GetRecyclable)
 }
 
 // Cache is a byte-bounded LRU of decoded blocks.
@@ -97,6 +98,18 @@ func New(maxBytes int64) *Cache {
 // of its own, never one a Get or Peek returned (its waiters share it
 // without a hold of their own: see Release).
 func (c *Cache) Get(k Key, load func() ([]byte, error)) ([]byte, error) {
+	return c.get(k, load, false)
+}
+
+// GetRecyclable is Get for a load that returns its block in a buffer from
+// NewBuffer no one else holds: the buffer is recycled (like
+// PutRecyclable's) once the cache lets go of the block and the caller, and
+// every Get merged into the load, has released it (Release).
+func (c *Cache) GetRecyclable(k Key, load func() ([]byte, error)) ([]byte, error) {
+	return c.get(k, load, true)
+}
+
+func (c *Cache) get(k Key, load func() ([]byte, error), recyclable bool) ([]byte, error) {
 	c.mu.Lock()
 	if v, ok := c.lru.Get(k); ok {
 		c.hits++
@@ -108,6 +121,7 @@ func (c *Cache) Get(k Key, load func() ([]byte, error)) ([]byte, error) {
 		// Merged into the load already running: counted as a hit on
 		// that load's result, not as a second miss.
 		c.hits++
+		cl.waiters++
 		c.mu.Unlock()
 		<-cl.done
 		return cl.val, cl.err
@@ -130,6 +144,11 @@ func (c *Cache) Get(k Key, load func() ([]byte, error)) ([]byte, error) {
 	c.mu.Lock()
 	delete(c.inflight, k)
 	if cl.err == nil {
+		if recyclable && cap(cl.val) == BufferSize && c.leases[base(cl.val)] == nil {
+			// Held by the caller and each merged Get (no more can merge:
+			// the load is no longer in flight) until they release it.
+			c.leases[base(cl.val)] = &lease{refs: 1 + cl.waiters}
+		}
 		c.add(k, cl.val)
 	}
 	c.mu.Unlock()

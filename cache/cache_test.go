@@ -392,3 +392,63 @@ func TestRecycle(t *testing.T) {
 		t.Fatal("leases: a foreign buffer got one, or the pinned block lost its")
 	}
 }
+
+// GetRecyclable's block is held by its caller and by every Get merged into
+// its load: its buffer is handed out again only once all have released it
+// and the cache has let go of it.
+func TestGetRecyclableHolds(t *testing.T) {
+	c := New(4 * BufferSize)
+	k := Key{7, 0}
+	same := func(a, b []byte) bool { return base(a) == base(b) }
+	started, finish := make(chan struct{}), make(chan struct{})
+	var buf []byte
+	var wg sync.WaitGroup
+	var merged []byte
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		<-started
+		merged, _ = c.Get(k, func() ([]byte, error) { t.Error("a second load ran"); return nil, nil })
+	}()
+	got, err := c.GetRecyclable(k, func() ([]byte, error) {
+		buf = c.NewBuffer(1000)
+		close(started)
+		// Wait until the other Get is merged into this load.
+		for {
+			c.mu.Lock()
+			w := c.inflight[k].waiters
+			c.mu.Unlock()
+			if w == 1 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		close(finish)
+		return buf, nil
+	})
+	<-finish
+	wg.Wait()
+	if err != nil || !same(got, buf) || !same(merged, buf) {
+		t.Fatalf("got %v: the load's buffer not shared", err)
+	}
+	c.Drop(k)
+	c.Release(got)
+	if n := c.NewBuffer(1000); same(n, buf) {
+		t.Fatal("a block a merged Get still holds was handed out again")
+	}
+	c.Release(merged)
+	if n := c.NewBuffer(1000); !same(n, buf) {
+		t.Fatal("a GetRecyclable block no one holds was not recycled")
+	}
+
+	// A plain Get's load result is never recycled.
+	plain := make([]byte, 10, BufferSize)
+	v, _ := c.Get(Key{8, 0}, func() ([]byte, error) { return plain, nil })
+	c.Drop(Key{8, 0})
+	c.Release(v)
+	for range 2 * c.freeMax {
+		if n := c.NewBuffer(10); same(n, plain) {
+			t.Fatal("a plain Get's block was recycled")
+		}
+	}
+}

@@ -114,6 +114,13 @@ func FuzzRangeDecode(f *testing.F) {
 			if err != nil || !bytes.Equal(warm, cold) {
 				t.Fatalf("block %d warm: %v", i, err)
 			}
+			// Into a dirty buffer with room (a recycled one): written
+			// there, whole.
+			dst := bytes.Repeat([]byte{0xa5}, bn+int(flags))
+			into, err := ix.DecodeBlockTo(r, i, prev, dst[:0])
+			if err != nil || !bytes.Equal(into, cold) || len(into) > 0 && &into[0] != &dst[0] {
+				t.Fatalf("block %d into a buffer: %v", i, err)
+			}
 			prev = cold
 		}
 		if len(full) == 0 {

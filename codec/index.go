@@ -355,6 +355,15 @@ func slideAt() int {
 // passes, in bounded memory. The result is a new slice of exactly the block's
 // length.
 func (ix *Index) DecodeBlock(r io.ReaderAt, i int, prev []byte) ([]byte, error) {
+	return ix.DecodeBlockTo(r, i, prev, nil)
+}
+
+// DecodeBlockTo is DecodeBlock writing the block into dst when it has room
+// for it (cap(dst) >= the block's length; the result is then dst[:length]),
+// else into a new slice: a caller that recycles its block buffers (the
+// mount's cache) saves the allocation, and the page faults and clearing
+// of fresh memory it costs, per block.
+func (ix *Index) DecodeBlockTo(r io.ReaderAt, i int, prev, dst []byte) ([]byte, error) {
 	if i < 0 || i >= ix.NumBlocks() {
 		return nil, ErrBlockRange
 	}
@@ -362,15 +371,15 @@ func (ix *Index) DecodeBlock(r io.ReaderAt, i int, prev []byte) ([]byte, error) 
 	// can reach (blocks are larger than that, but for tests' small blocks).
 	if i > 0 && prev != nil && int64(len(prev)) == ix.cps[i].out-ix.cps[i-1].out &&
 		(len(prev) >= maxWindow || i == 1) {
-		return ix.decodeRange(r, i, i, prev[len(prev)-min(len(prev), maxWindow):], true)
+		return ix.decodeRange(r, i, i, prev[len(prev)-min(len(prev), maxWindow):], dst, true)
 	}
 	g := ix.groupOf(i)
 	if w, ok := ix.snapshot(g); ok {
-		return ix.decodeRange(r, int(ix.groupFirst[g]), i, w, true)
+		return ix.decodeRange(r, int(ix.groupFirst[g]), i, w, dst, true)
 	}
 	gk := ix.startFor(g, g)
 	w, _ := ix.snapshot(gk)
-	return ix.decodeRange(r, int(ix.groupFirst[gk]), i, w, true)
+	return ix.decodeRange(r, int(ix.groupFirst[gk]), i, w, dst, true)
 }
 
 // FillSnapshots fills every snapshot not yet known in one forward decode
@@ -389,7 +398,7 @@ func (ix *Index) FillSnapshots(r io.ReaderAt) error {
 	}
 	gk := ix.startFor(lo, ng-1)
 	w, _ := ix.snapshot(gk)
-	_, err := ix.decodeRange(r, int(ix.groupFirst[gk]), int(ix.groupFirst[ng-1])-1, w, false)
+	_, err := ix.decodeRange(r, int(ix.groupFirst[gk]), int(ix.groupFirst[ng-1])-1, w, nil, false)
 	return err
 }
 
@@ -399,7 +408,7 @@ func (ix *Index) FillSnapshots(r io.ReaderAt) error {
 // every group whose start it passes (blocks from+1..i+1) that is not known
 // yet and lies in its window. The window slides (keeping maxWindow bytes)
 // every slideAt() bytes of output, so memory does not grow with i-from.
-func (ix *Index) decodeRange(r io.ReaderAt, from, i int, window []byte, result bool) ([]byte, error) {
+func (ix *Index) decodeRange(r io.ReaderAt, from, i int, window, dst []byte, result bool) ([]byte, error) {
 	start, stop := ix.cps[from], ix.cps[i+1]
 	slide := slideAt()
 	sc := scratchPool.Get().(*blockScratch)
@@ -473,7 +482,13 @@ func (ix *Index) decodeRange(r io.ReaderAt, from, i int, window []byte, result b
 		return nil, nil
 	}
 	lo := ix.cps[i].out - d.outBase
-	res := make([]byte, stop.out-ix.cps[i].out)
+	n := stop.out - ix.cps[i].out
+	var res []byte
+	if int64(cap(dst)) >= n {
+		res = dst[:n]
+	} else {
+		res = make([]byte, n)
+	}
 	copy(res, d.out[lo:])
 	return res, nil
 }

@@ -1,7 +1,6 @@
 package fsnode
 
 import (
-	"bytes"
 	"runtime"
 
 	"gcfs/cache"
@@ -86,7 +85,7 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		out := bytes.Clone(b)
+		out := append(c.NewBuffer(len(b))[:0], b...)
 		c.Release(b)
 		return out, true
 	}
@@ -115,7 +114,7 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 			c.PutRecyclable(cache.Key{File: dr.key, Block: j}, b)
 		}
 	}
-	return bytes.Clone(blocks[i]), true
+	return append(c.NewBuffer(len(blocks[i]))[:0], blocks[i]...), true
 }
 
 // takeBig reserves one of the tree's slots for a stream held in memory

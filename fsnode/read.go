@@ -426,7 +426,12 @@ func (dr *decodedReader) block(i int) ([]byte, error) {
 				prev, _ = dr.cache.Peek(cache.Key{File: dr.key, Block: i - 1})
 			}
 		}
-		b, err := dr.ix.DecodeBlock(dr.src, i, prev)
+		var dst []byte
+		if dr.cache != nil {
+			_, bn := dr.ix.Block(i)
+			dst = dr.cache.NewBuffer(bn) // (GetRecyclable: back to it once served)
+		}
+		b, err := dr.ix.DecodeBlockTo(dr.src, i, prev, dst)
 		dr.release(prev) // (the decode's window: its output is b's own)
 		if err != nil && dr.ix == dr.n.keptIx.Load() {
 			// Through the index the sidecar kept: it may be what is
@@ -438,7 +443,7 @@ func (dr *decodedReader) block(i int) ([]byte, error) {
 	if dr.cache == nil {
 		return load()
 	}
-	return dr.cache.Get(cache.Key{File: dr.key, Block: i}, load)
+	return dr.cache.GetRecyclable(cache.Key{File: dr.key, Block: i}, load)
 }
 
 // blockThroughFresh is block i of the reader's (kept) index, decoded
