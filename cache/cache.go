@@ -143,12 +143,11 @@ func (c *Cache) get(k Key, load func() ([]byte, error), recyclable bool) ([]byte
 
 	c.mu.Lock()
 	delete(c.inflight, k)
-	if cl.err == nil {
-		if recyclable && cap(cl.val) == BufferSize && c.leases[base(cl.val)] == nil {
-			// Held by the caller and each merged Get (no more can merge:
-			// the load is no longer in flight) until they release it.
-			c.leases[base(cl.val)] = &lease{refs: 1 + cl.waiters}
-		}
+	if cl.err == nil && recyclable {
+		// Held by the caller and each merged Get (no more can merge: the
+		// load is no longer in flight) until they release it.
+		c.addRecyclable(k, cl.val, 1+cl.waiters)
+	} else if cl.err == nil {
 		c.add(k, cl.val)
 	}
 	c.mu.Unlock()
@@ -260,16 +259,24 @@ func (c *Cache) NewBuffer(n int) []byte {
 // done with it.
 func (c *Cache) PutRecyclable(k Key, v []byte) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.addRecyclable(k, v, 0)
+	c.mu.Unlock()
+}
+
+// addRecyclable is add for a block in a buffer from NewBuffer that refs
+// holders (and no one else) have: it gets a lease, so that its buffer is
+// recycled once they have released it and no entry holds it. Called with
+// c.mu held.
+func (c *Cache) addRecyclable(k Key, v []byte, refs int32) {
 	if cap(v) != BufferSize || c.leases[base(v)] != nil {
 		c.add(k, v) // (not a buffer of ours, or one leased already: kept as is)
 		return
 	}
-	l := &lease{}
+	l := &lease{refs: refs}
 	c.leases[base(v)] = l
 	c.add(k, v)
-	if l.entries == 0 {
-		delete(c.leases, base(v)) // not kept (larger than the budget)
+	if l.entries == 0 && l.refs == 0 {
+		delete(c.leases, base(v)) // not kept (larger than the budget), held by no one
 	}
 }
 

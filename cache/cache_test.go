@@ -400,7 +400,7 @@ func TestGetRecyclableHolds(t *testing.T) {
 	c := New(4 * BufferSize)
 	k := Key{7, 0}
 	same := func(a, b []byte) bool { return base(a) == base(b) }
-	started, finish := make(chan struct{}), make(chan struct{})
+	started := make(chan struct{})
 	var buf []byte
 	var wg sync.WaitGroup
 	var merged []byte
@@ -423,10 +423,8 @@ func TestGetRecyclableHolds(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond)
 		}
-		close(finish)
 		return buf, nil
 	})
-	<-finish
 	wg.Wait()
 	if err != nil || !same(got, buf) || !same(merged, buf) {
 		t.Fatalf("got %v: the load's buffer not shared", err)
