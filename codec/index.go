@@ -94,6 +94,24 @@ func (ix *Index) Layout() uint64 {
 // later, see Index), so it costs about what Scan costs, and its memory is the
 // index itself whatever the stream's size.
 func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
+	ix, err := newIndex(r, size, opt, false)
+	if err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// NewCleanIndex is NewIndex that keeps what a broken stream still gives: on
+// a stream that breaks a rule it returns, with the CorruptError, the index
+// of the clean prefix (the DecodedSize bytes Scan reports; its last block
+// ends at the broken packet), so that ranges wholly before the break still
+// read. The index is nil when nothing decodes before the break, and on any
+// other error (the header, I/O).
+func NewCleanIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
+	return newIndex(r, size, opt, true)
+}
+
+func newIndex(r io.ReaderAt, size int64, opt Options, keepClean bool) (*Index, error) {
 	h, err := readHeader(r, size)
 	if err != nil {
 		return nil, err
@@ -109,13 +127,29 @@ func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
 		b.sc.inBase, b.sc.in, b.sc.full, b.sc.pos = off, in, full, 0
 		if err := b.scan(); err != errNeedInput {
 			if err != nil {
-				return nil, err
+				return b.cleanPrefix(h, opt, err, keepClean)
 			}
 			break
 		}
 	}
 	b.finish(h.Size)
 	return b.index(h, opt), nil
+}
+
+// cleanPrefix is the index of the output before the packet err (a
+// CorruptError) names, when keep is set and there is any, with err.
+func (b *indexBuilder) cleanPrefix(h Header, opt Options, err error, keep bool) (*Index, error) {
+	var ce *CorruptError
+	if !keep || !errors.As(err, &ce) || b.sc.olen == 0 {
+		return nil, err
+	}
+	// The break is a packet the scanner did not pass, so it lies at or
+	// past the open block's start; the block ends there.
+	if last := b.cps[len(b.cps)-1]; ce.Offset < last.in || ce.Offset > h.Size {
+		return nil, err
+	}
+	b.finish(ce.Offset)
+	return b.index(h, opt), err
 }
 
 // indexBuilder is NewIndex's loop, shared with NewIndexParallel: the

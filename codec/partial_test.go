@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"testing"
@@ -63,4 +65,34 @@ func TestScanCutStream(t *testing.T) {
 		t.Fatalf("whole stream: %d, %v", st.DecodedSize, err)
 	}
 	_ = io.EOF
+}
+
+// A stream whose declared size cuts a packet breaks a rule there; the clean
+// index still reads every byte before the break, through many blocks and
+// groups, and its last block ends at the broken packet.
+func TestCleanIndexBrokenTail(t *testing.T) {
+	plain := SampleData(5, 1<<20)
+	stream := Encode(plain, EncodeOptions{Tag: "tail"})
+	broken := 0
+	for _, cut := range []int{len(stream) / 3, len(stream)/2 + 1, len(stream) - 2} {
+		s := append([]byte{}, stream[:cut]...)
+		binary.LittleEndian.PutUint32(s[3:], uint32(cut))
+		out, err := Decode(s, Options{})
+		if err == nil {
+			continue // the cut fell between packets: a sound, shorter stream
+		}
+		broken++
+		ix, _ := NewIndex(bytes.NewReader(s), int64(cut), Options{})
+		if ix != nil {
+			t.Fatalf("cut %d: NewIndex gave an index with %v", cut, err)
+		}
+		checkCleanIndex(t, s, Options{}, nil, out, err)
+		cix, _ := NewCleanIndex(bytes.NewReader(s), int64(cut), Options{})
+		if cix.NumBlocks() < 4 || len(out) < len(plain)/4 {
+			t.Fatalf("cut %d: %d clean bytes in %d blocks", cut, len(out), cix.NumBlocks())
+		}
+	}
+	if broken == 0 {
+		t.Fatal("no cut broke a packet")
+	}
 }

@@ -49,7 +49,50 @@ func decodeAgree(t *testing.T, s []byte, opt Options) ([]byte, error) {
 	if ierr == nil {
 		checkDecodedIndex(t, dix, ix, out)
 	}
+	checkCleanIndex(t, s, opt, ix, out, err)
 	return out, err
+}
+
+// checkCleanIndex fails unless NewCleanIndex gives NewIndex's index on a
+// sound stream and, on a broken one, Decode's error and an index whose
+// every block and whole range read as Decode's clean prefix.
+func checkCleanIndex(t *testing.T, s []byte, opt Options, ix *Index, out []byte, err error) {
+	t.Helper()
+	cix, cerr := NewCleanIndex(bytes.NewReader(s), int64(len(s)), opt)
+	if !sameErr(err, cerr) {
+		t.Fatalf("Decode err %v, NewCleanIndex err %v", err, cerr)
+	}
+	var ce *CorruptError
+	switch {
+	case err == nil:
+		if cix == nil || !sameIndex(cix, ix) {
+			t.Fatalf("NewCleanIndex of a sound stream differs from NewIndex's")
+		}
+		return
+	case len(out) == 0 || !errors.As(err, &ce):
+		if cix != nil {
+			t.Fatalf("NewCleanIndex: an index of %d bytes with %d clean (err %v)", cix.Size(), len(out), err)
+		}
+		return
+	case cix == nil:
+		t.Fatalf("NewCleanIndex: no index of the %d clean bytes (err %v)", len(out), err)
+	}
+	if cix.Size() != int64(len(out)) {
+		t.Fatalf("NewCleanIndex: %d bytes, Decode's clean prefix %d", cix.Size(), len(out))
+	}
+	r := bytes.NewReader(s)
+	for i := range cix.NumBlocks() {
+		bo, bn := cix.Block(i)
+		b, berr := cix.DecodeBlock(r, i, nil)
+		if berr != nil || !bytes.Equal(b, out[bo:bo+int64(bn)]) {
+			t.Fatalf("clean index block %d of %d: %v", i, cix.NumBlocks(), berr)
+		}
+	}
+	p := make([]byte, len(out)+1)
+	n, rerr := cix.ReadAt(r, p, 0)
+	if n != len(out) || !bytes.Equal(p[:n], out) || rerr != io.EOF {
+		t.Fatalf("clean index ReadAt: n=%d err=%v", n, rerr)
+	}
 }
 
 // checkDecodedIndex fails unless got (NewIndexDecode's) has want's

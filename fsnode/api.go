@@ -226,7 +226,7 @@ func (n *Node) Err() error {
 		if n.staticErr != nil {
 			return n.staticErr
 		}
-		return n.within.Err()
+		return n.within.errBefore(n.woff + n.size)
 	case View:
 		return n.lazyErr()
 	case Decoded:

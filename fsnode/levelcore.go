@@ -236,7 +236,7 @@ func (m *coreMeta) openLevelTexture() (io.ReaderAt, error) {
 		}
 	}
 	read := func(n *Node, l levelcore.Loc, what string) ([]byte, error) {
-		r, err := n.openForModel()
+		r, err := n.openForModelBefore(l.Offset + l.Size)
 		if err != nil {
 			return nil, err
 		}

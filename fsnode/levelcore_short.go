@@ -63,7 +63,9 @@ func (b *builder) clipShortCore(c *levelcore.Core, cd *Node, where string) {
 // this runs): the entries whose reads fail, and the sizes; nil when
 // core_data decodes to what +0x8c records (or the build left those entries
 // out already). err is core_data's own error when it cannot be decoded
-// whole (then every entry in it fails).
+// whole: then decoded is what decodes cleanly before a broken rule and past
+// lists what lies beyond it (cleanprefix.go), or, for any other error,
+// decoded is 0 and every entry fails.
 func (n *Node) CoreDataShort() (decoded int64, past []levelcore.Skip, err error) {
 	c := n.LevelCore()
 	if c == nil || n.Parent == nil {
@@ -75,7 +77,10 @@ func (n *Node) CoreDataShort() (decoded int64, past []levelcore.Skip, err error)
 	}
 	decoded = cd.Size()
 	if err := cd.Err(); err != nil {
-		return decoded, nil, err
+		if !cd.brokenStream() {
+			return 0, nil, err
+		}
+		return decoded, c.PastEnd(decoded), err
 	}
 	if decoded < c.DataSize {
 		past = c.PastEnd(decoded)

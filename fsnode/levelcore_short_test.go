@@ -1,10 +1,14 @@
 package fsnode
 
 import (
+	"encoding/binary"
+	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
 
+	"gcfs/codec"
 	"gcfs/discimg/levelcore"
 )
 
@@ -158,5 +162,102 @@ func TestLevelCoreBadInputMore(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Fatalf("only %d files checked", checked)
+	}
+}
+
+// TestLevelCoreBrokenData: a core_data whose stream breaks a rule part way
+// (its declared size cuts a packet) fails open, as any broken stream does,
+// but the core's blocks and textures that lie wholly before the break still
+// read as mkdisc wrote them; those past it fail with the stream's error;
+// nothing reads different bytes; core_data's error is logged once.
+func TestLevelCoreBrokenData(t *testing.T) {
+	path := copyOf(t)
+	_, res := small(t)
+	const lvl = "G/LEVEL4.WAD/data.d/"
+	tree, _ := openDisc(t, path, -1, Options{})
+	wad := mustLookup(t, tree, lvl+"core_data.wad")
+	stream := readAll(t, wad)
+	soff, _, ok := wad.ImageRange()
+	if !ok {
+		t.Fatal("core_data.wad has no image range")
+	}
+	var clean []byte
+	cut := len(stream) * 3 / 5
+	for ; ; cut++ {
+		s := append([]byte{}, stream[:cut]...)
+		binary.LittleEndian.PutUint32(s[3:], uint32(cut))
+		out, err := codec.Decode(s, codec.Options{})
+		if errors.Is(err, codec.ErrFormat) {
+			clean = out
+			break
+		}
+	}
+	patchImage(t, path, soff+3, le32(int32(cut)))
+	tree, logs := openDisc(t, path, -1, Options{LogBurst: 1000})
+	cd := mustLookup(t, tree, lvl+"core_data")
+	if _, err := cd.Open(); !errors.Is(err, codec.ErrFormat) {
+		t.Fatalf("core_data: Open %v, want the stream's error", err)
+	}
+	if cd.Size() != int64(len(clean)) {
+		t.Fatalf("core_data: %d bytes, %d decode cleanly", cd.Size(), len(clean))
+	}
+	inside := func(n *Node) (known, in bool) {
+		end := int64(len(clean))
+		switch {
+		case n.Kind == Nested && n.within == cd:
+			return true, n.woff+n.size <= end
+		case n.lc != nil && n.lc.tex != nil:
+			tx := n.lc.tex
+			ok := func(p *Node, l levelcore.Loc) bool { return p != cd || l.Offset+l.Size <= end }
+			return true, ok(n.lc.pixels, tx.Pixels) && ok(n.lc.palette, tx.Palette)
+		}
+		return false, false // (a glb: of several blocks)
+	}
+	read, failed := 0, 0
+	for _, m := range res.Manifest {
+		if !strings.HasPrefix(m.Path, lvl+"core/") {
+			continue
+		}
+		n, err := tree.Lookup(m.Path)
+		if err != nil {
+			t.Errorf("%s: %v", m.Path, err)
+			continue
+		}
+		known, in := inside(n)
+		var b []byte
+		r, err := n.Open()
+		if err == nil {
+			b = make([]byte, r.Size())
+			var got int
+			got, err = r.ReadAt(b, 0)
+			if got == len(b) && errors.Is(err, io.EOF) {
+				err = nil
+			}
+		}
+		switch {
+		case err == nil && sha(b) != m.SHA1:
+			t.Errorf("%s: read different bytes", m.Path)
+		case known && in && err != nil:
+			t.Errorf("%s lies before the break: %v", m.Path, err)
+		case known && !in && !errors.Is(err, codec.ErrFormat):
+			t.Errorf("%s reaches past the break: err %v, want the stream's", m.Path, err)
+		case known && in:
+			read++
+			if e := n.Err(); e != nil {
+				t.Errorf("%s reads, but Err says %v", m.Path, e)
+			}
+		case known:
+			failed++
+		}
+	}
+	decoded, past, err := mustLookup(t, tree, lvl+"core").CoreDataShort()
+	if decoded != int64(len(clean)) || !errors.Is(err, codec.ErrFormat) || len(past) == 0 {
+		t.Errorf("CoreDataShort: %d bytes, %d past, %v", decoded, len(past), err)
+	}
+	if read < 20 || failed < 5 {
+		t.Errorf("%d files before the break read, %d past it failed", read, failed)
+	}
+	if n := logs.Count(lvl + "core_data:"); n != 1 {
+		t.Errorf("core_data's error logged %d times: %q", n, logs.Lines())
 	}
 }

@@ -131,7 +131,7 @@ func (e *skyReadError) Error() string { return e.line }
 // its defs is returned without defs (list says why); an error is a read
 // that failed.
 func readSkyTable(cd *Node, bl levelcore.Block) (skyTable, error) {
-	r, err := cd.openForModel()
+	r, err := cd.openForModelBefore(bl.Offset + bl.Size)
 	if err != nil {
 		return skyTable{}, &skyReadError{line: fmt.Sprintf("sky texture table: core_data: %v", err), quiet: true}
 	}

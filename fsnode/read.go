@@ -303,7 +303,7 @@ func (n *Node) Open() (Reader, error) {
 		if n.staticErr != nil {
 			return nil, n.staticErr
 		}
-		r, err := n.within.Open()
+		r, err := n.within.openBefore(n.woff + n.size)
 		if err != nil {
 			return nil, err
 		}
@@ -329,8 +329,13 @@ func (n *Node) Open() (Reader, error) {
 // views in a find read a level's decoded streams from their start, and
 // each such read had the file-ahead worker decode the 64 files after the
 // stream into the cache: CPU and memory the walk did not ask for.
-func (n *Node) openForModel() (Reader, error) {
-	r, err := n.Open()
+func (n *Node) openForModel() (Reader, error) { return modelReader(n.Open()) }
+
+// openForModelBefore is openForModel for a read of n's bytes before end
+// (openBefore: a broken stream's clean prefix serves it).
+func (n *Node) openForModelBefore(end int64) (Reader, error) { return modelReader(n.openBefore(end)) }
+
+func modelReader(r Reader, err error) (Reader, error) {
 	switch x := r.(type) {
 	case *decodedReader:
 		x.forModel = true

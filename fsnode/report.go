@@ -122,9 +122,10 @@ func (t *Tree) Logf(format string, args ...any) { t.logf(format, args...) }
 func (t *Tree) FlushLog() { t.lim.Flush() }
 
 // logFile logs a file's error once, unless the front end reports file errors
-// itself (Options.QuietFileErrors).
+// itself (Options.QuietFileErrors) or the error is another file's, logged
+// with it (reported).
 func (n *Node) logFile(err error) {
-	if n.tree.opt.QuietFileErrors {
+	if n.tree.opt.QuietFileErrors || alreadyLogged(err) {
 		return
 	}
 	if n.shortLogged.CompareAndSwap(false, true) {

@@ -32,11 +32,15 @@ type coreShortInfo struct {
 }
 
 func (v coreShortInfo) printInfo(w io.Writer) {
-	if v.Error != "" {
+	switch {
+	case v.Error != "" && v.Decoded == 0:
 		fmt.Fprintf(w, "core_data:       cannot be decoded whole (%s): every entry in it fails its reads\n", v.Error)
 		return
+	case v.Error != "":
+		fmt.Fprintf(w, "core_data:       cannot be decoded whole (%s): %d bytes decode cleanly; the %d entries past them fail their reads\n", v.Error, v.Decoded, len(v.Past))
+	default:
+		fmt.Fprintf(w, "core_data short: decodes to %d bytes; %d entries past its end fail their reads\n", v.Decoded, len(v.Past))
 	}
-	fmt.Fprintf(w, "core_data short: decodes to %d bytes; %d entries past its end fail their reads\n", v.Decoded, len(v.Past))
 	for _, s := range v.Past {
 		fmt.Fprintf(w, "  %s: %s\n", s.What, s.Reason)
 	}
@@ -50,12 +54,11 @@ func coreMoreInfo(f *infoFields, n *fsnode.Node) {
 		if sky := n.Child("sky.d"); sky != nil {
 			tex = sky.Child("textures")
 		}
-		decoded, past, err := n.CoreDataShort()
-		switch {
-		case err != nil:
-			f.set("core_data_short", coreShortInfo{Decoded: decoded, Error: err.Error()})
-		case len(past) > 0:
+		if decoded, past, err := n.CoreDataShort(); err != nil || len(past) > 0 {
 			v := coreShortInfo{Decoded: decoded}
+			if err != nil {
+				v.Error = err.Error()
+			}
 			for _, s := range past {
 				v.Past = append(v.Past, infoCoreSkip{s.What, s.Offset, s.Reason})
 			}
