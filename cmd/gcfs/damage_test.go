@@ -310,6 +310,7 @@ func TestRepeatedWarningsSummarised(t *testing.T) {
 // Issue 10 case 3, as reported: a multi-extent file whose extents are not
 // contiguous was served as its first extent; now every front end refuses it.
 func TestMultiExtentNotContiguousRefused(t *testing.T) {
+	fullPassOnly(t)
 	img, _ := genLayout(t, mkdisc.Small)
 	// RC2.HDR becomes the first extent of a file whose second is
 	// SCUS_972.68's (renamed), which does not follow it.

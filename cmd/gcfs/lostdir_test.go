@@ -53,6 +53,7 @@ func dirExtent(t *testing.T, iso []byte, path string) (lba, size int64) {
 // Now only the entries of that sector are lost: the directory is named as
 // one whose entries are missing, and everything else serves.
 func TestBadDirectorySectorLosesOnlyIt(t *testing.T) {
+	fullPassOnly(t)
 	img, _ := genLayout(t, mkdisc.Small)
 	iso, err := os.ReadFile(img)
 	if err != nil {
@@ -136,6 +137,7 @@ func fmtName(s string) string {
 // every one of ~1000 files. Repeated errors are summarised as the mount log
 // summarises them: the first few of a kind, then one line with the count.
 func TestManifestErrorsSummarised(t *testing.T) {
+	fullPassOnly(t)
 	img, _ := genLayout(t, mkdisc.Small)
 	for _, cmd := range [][]string{
 		{"manifest", "--max-decoded", "4KiB", img},
@@ -217,6 +219,7 @@ func probeVictim(t *testing.T, iso []byte) (string, int64, []string) {
 // bytes fails. That VAG is an error (cat and manifest say so, exit 1); the
 // VAGs after it, in good blocks, keep their .vag and .wav.
 func TestBadBlockProbeCLI(t *testing.T) {
+	fullPassOnly(t)
 	img, _ := genLayout(t, mkdisc.Small)
 	iso, err := os.ReadFile(img)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 // with its error on stderr; ls of its own path fails; --json keeps it, with
 // the error. Its siblings are listed as before.
 func TestLsLeavesOutFailedViews(t *testing.T) {
+	fullPassOnly(t)
 	src, _ := genLayout(t, mkdisc.Small)
 	img := filepath.Join(t.TempDir(), "bad.iso")
 	if err := copyImage(src, img); err != nil {

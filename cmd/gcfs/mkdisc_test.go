@@ -77,7 +77,10 @@ func firstLines(s string, n int) string {
 	return strings.Join(l[:min(n, len(l))], "\n")
 }
 
-func TestMkdiscSmallVerifies(t *testing.T) { mkdiscAndVerify(t, "small", 0) }
+func TestMkdiscSmallVerifies(t *testing.T) {
+	fullPassOnly(t)
+	mkdiscAndVerify(t, "small", 0)
+}
 
 // The retail layout writes a 3.8 GB sparse image and hashes it whole twice:
 // run with GCFS_RETAIL=1.
@@ -89,6 +92,7 @@ func TestMkdiscRetailVerifies(t *testing.T) {
 }
 
 func TestMkdiscErrors(t *testing.T) {
+	fullPassOnly(t)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		args []string
@@ -117,6 +121,7 @@ func TestMkdiscErrors(t *testing.T) {
 // checks the tree gcfs reads from those images against the same manifest:
 // the reader is not tuned to our own ISO writer.
 func TestMkdiscTreeMasteredByRealTools(t *testing.T) {
+	fullPassOnly(t)
 	dir := t.TempDir()
 	tree := filepath.Join(dir, "tree")
 	if msg, err := runGcfs(t, "mkdisc", "--tree", tree, "--seed", "5"); err != nil {
