@@ -78,6 +78,9 @@ func TestTreeMatchesLs(t *testing.T) {
 	}
 }
 
+// TestSHA1MatchesManifest: the mount lists every file of the manifest and
+// reads each as it says (on the retail layout, every file of the image's
+// bytes and a fourth of the views).
 func TestSHA1MatchesManifest(t *testing.T) {
 	for _, layout := range layouts {
 		t.Run(layout, func(t *testing.T) {
@@ -117,13 +120,33 @@ func TestSHA1MatchesManifest(t *testing.T) {
 					}
 				}()
 			}
+			views := 0
 			for _, p := range files {
+				if layout == "retail" && isViewPath(p) {
+					// The retail layout's 44,000 views (PNG, glb, WAV,
+					// JSON) are the small layout's code paths at retail
+					// counts: a fourth of them, every file of the
+					// image's own bytes.
+					if views++; views%4 != 1 {
+						continue
+					}
+				}
 				work <- p
 			}
 			close(work)
 			wg.Wait()
 		})
 	}
+}
+
+// isViewPath reports whether p names one of the views gcfs computes (the
+// formats people open), not bytes the image holds.
+func isViewPath(p string) bool {
+	switch filepath.Ext(p) {
+	case ".png", ".glb", ".wav", ".json", ".srt":
+		return true
+	}
+	return false
 }
 
 // TestRandomPread reads decoded files at random offsets and lengths and
