@@ -1,7 +1,6 @@
 package fsnode
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"strconv"
@@ -175,24 +174,7 @@ func TestLevelCoreBrokenData(t *testing.T) {
 	_, res := small(t)
 	const lvl = "G/LEVEL4.WAD/data.d/"
 	tree, _ := openDisc(t, path, -1, Options{})
-	wad := mustLookup(t, tree, lvl+"core_data.wad")
-	stream := readAll(t, wad)
-	soff, _, ok := wad.ImageRange()
-	if !ok {
-		t.Fatal("core_data.wad has no image range")
-	}
-	var clean []byte
-	cut := len(stream) * 3 / 5
-	for ; ; cut++ {
-		s := append([]byte{}, stream[:cut]...)
-		binary.LittleEndian.PutUint32(s[3:], uint32(cut))
-		out, err := codec.Decode(s, codec.Options{})
-		if errors.Is(err, codec.ErrFormat) {
-			clean = out
-			break
-		}
-	}
-	patchImage(t, path, soff+3, le32(int32(cut)))
+	clean := breakStream(t, tree, path, lvl+"core_data", 3.0/5, 0)
 	tree, logs := openDisc(t, path, -1, Options{LogBurst: 1000})
 	cd := mustLookup(t, tree, lvl+"core_data")
 	if _, err := cd.Open(); !errors.Is(err, codec.ErrFormat) {

@@ -83,11 +83,16 @@ func (b *builder) expand(l *Node, depth int) {
 		}
 		r, size = b.rawReader(l), l.size
 	case Decoded, Nested:
-		if err := l.Err(); err != nil {
-			l.rareOf().partsErr = err
-			return
+		var rd Reader
+		var err error
+		if l.brokenStream() {
+			// The table and the parts wholly before the break read from
+			// the clean prefix (cleanprefix.go); a part that reaches past
+			// it is left out, as one past the file's end.
+			rd, err = l.openForModelBefore(l.Size())
+		} else if err = l.Err(); err == nil {
+			rd, err = l.openForModel()
 		}
-		rd, err := l.openForModel()
 		if err != nil {
 			l.rareOf().partsErr = err
 			return
@@ -104,7 +109,9 @@ func (b *builder) expand(l *Node, depth int) {
 	}
 	if err != nil {
 		l.rareOf().partsErr = err
-		b.t.logf("%s: no %s.d/: %v", l.logPath(), l.Name, err)
+		if !alreadyLogged(err) {
+			b.t.logf("%s: no %s.d/: %v", l.logPath(), l.Name, err)
+		}
 		return
 	}
 	d := &Node{Name: l.Name + ".d", Kind: Dir, Parent: l.Parent, tree: b.t, parts: parts, partsOf: l}
