@@ -127,8 +127,11 @@ type reported struct{ err error }
 func (r reported) Error() string { return r.err.Error() }
 func (r reported) Unwrap() error { return r.err }
 
-// alreadyLogged reports whether err is, or wraps, a reported error.
-func alreadyLogged(err error) bool {
+// AlreadyLogged reports whether err is, or wraps, another file's error that
+// the tree logged with that file (a broken stream a view or part met): a
+// front end that logs its files' errors leaves it out, so that each problem
+// is one line.
+func AlreadyLogged(err error) bool {
 	var r reported
 	return errors.As(err, &r)
 }

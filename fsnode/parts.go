@@ -109,7 +109,7 @@ func (b *builder) expand(l *Node, depth int) {
 	}
 	if err != nil {
 		l.rareOf().partsErr = err
-		if !alreadyLogged(err) {
+		if !AlreadyLogged(err) {
 			b.t.logf("%s: no %s.d/: %v", l.logPath(), l.Name, err)
 		}
 		return

@@ -125,7 +125,7 @@ func (t *Tree) FlushLog() { t.lim.Flush() }
 // itself (Options.QuietFileErrors) or the error is another file's, logged
 // with it (reported).
 func (n *Node) logFile(err error) {
-	if n.tree.opt.QuietFileErrors || alreadyLogged(err) {
+	if n.tree.opt.QuietFileErrors || AlreadyLogged(err) {
 		return
 	}
 	if n.shortLogged.CompareAndSwap(false, true) {

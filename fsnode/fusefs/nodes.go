@@ -467,7 +467,7 @@ func (f *fileNode) Getattr(ctx context.Context, _ fs.FileHandle, out *fuse.AttrO
 // logged it already (its own known error, or bytes missing from the image,
 // which fsnode reports itself) so that each problem is one line.
 func (f *fileNode) logErr(op string, off int64, err error) {
-	if errors.Is(err, fsnode.ErrShortImage) {
+	if errors.Is(err, fsnode.ErrShortImage) || fsnode.AlreadyLogged(err) {
 		return
 	}
 	var se *fsnode.StreamError
