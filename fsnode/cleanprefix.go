@@ -58,15 +58,11 @@ func (n *Node) openClean() (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := n.streamInput()
+	dr, err := n.decodedReaderOf(ix)
 	if err != nil {
-		return nil, n.streamErr(err)
+		return nil, err
 	}
-	c, key := n.tree.Cache, n.Ino
-	if n.Ino == 0 {
-		c, key = n.tree.buildCache, n.buildKey() // (as openDecoded)
-	}
-	dr := &decodedReader{n: n, ix: ix, src: src, cache: c, key: n.cacheKey(key, ix), forModel: true}
+	dr.forModel = true // (the parts' reads: no files ahead)
 	return &cleanReader{dr: dr, err: n.decErr}, nil
 }
 

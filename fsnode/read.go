@@ -353,6 +353,16 @@ func (n *Node) openDecoded() (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	dr, err := n.decodedReaderOf(ix)
+	if err != nil {
+		return nil, err // (not a nil *decodedReader in a Reader)
+	}
+	return dr, nil
+}
+
+// decodedReaderOf reads n's decoded bytes through ix (the stream's index,
+// or a broken stream's clean prefix's) and the cache of decoded blocks.
+func (n *Node) decodedReaderOf(ix *codec.Index) (*decodedReader, error) {
 	src, err := n.streamInput()
 	if err != nil {
 		return nil, n.streamErr(err)
