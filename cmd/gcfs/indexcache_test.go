@@ -14,9 +14,15 @@ import (
 )
 
 // TestMain points $XDG_CACHE_HOME at a directory of its own, so that no test
-// (nor a process one spawns) reads or writes the user's index sidecars.
+// (nor a process one spawns) reads or writes the user's index sidecars. A
+// helper process a test spawns from this binary (the dead mount's server,
+// killed with -9) keeps its parent's: a directory of its own would be left
+// behind in the temp directory.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "gcfs-cmd-cache-")
+	if strings.HasPrefix(filepath.Base(os.Getenv("XDG_CACHE_HOME")), cacheDirPrefix) {
+		os.Exit(m.Run())
+	}
+	dir, err := os.MkdirTemp("", cacheDirPrefix)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -29,6 +35,8 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+const cacheDirPrefix = "gcfs-cmd-cache-"
 
 // sidecars lists the index sidecars under $XDG_CACHE_HOME/gcfs.
 func sidecars(t *testing.T, cache string) []string {
