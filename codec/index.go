@@ -94,11 +94,7 @@ func (ix *Index) Layout() uint64 {
 // later, see Index), so it costs about what Scan costs, and its memory is the
 // index itself whatever the stream's size.
 func NewIndex(r io.ReaderAt, size int64, opt Options) (*Index, error) {
-	ix, err := newIndex(r, size, opt, false)
-	if err != nil {
-		return nil, err
-	}
-	return ix, nil
+	return newIndex(r, size, opt, false) // (nil on any error)
 }
 
 // NewCleanIndex is NewIndex that keeps what a broken stream still gives: on

@@ -63,7 +63,7 @@ func (n *Node) openClean() (Reader, error) {
 		return nil, err
 	}
 	dr.forModel = true // (the parts' reads: no files ahead)
-	return &cleanReader{dr: dr, err: n.decErr}, nil
+	return &cleanReader{dr: dr}, nil
 }
 
 // cleanIndex is the clean prefix's index: from the LRU, or built again
@@ -100,17 +100,14 @@ func (n *Node) cleanIndex() (*codec.Index, error) {
 // cleanReader is a decodedReader over a clean prefix whose reads past the
 // prefix fail with the stream's error rather than io.EOF: the bytes there
 // exist, they just do not decode.
-type cleanReader struct {
-	dr  *decodedReader
-	err error
-}
+type cleanReader struct{ dr *decodedReader }
 
 func (cr *cleanReader) Size() int64 { return cr.dr.Size() }
 
 func (cr *cleanReader) ReadAt(p []byte, off int64) (int, error) {
 	got, err := cr.dr.ReadAt(p, off)
 	if errors.Is(err, io.EOF) {
-		err = reported{cr.err}
+		err = reported{cr.dr.n.decErr}
 	}
 	return got, err
 }

@@ -1,37 +1,30 @@
 package fsnode
 
 import (
-	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
 
 	"gcfs/codec"
+	"gcfs/fsnode/testdisc"
 )
 
 // breakStream makes the WAD stream of decoded file name (in tree, read
 // from the image at path) break a rule at about frac of its length, or
 // later, where at least minClean bytes decode before the break: its
 // declared size is lowered into the middle of a packet. It returns the
-// bytes that still decode cleanly.
-func breakStream(t *testing.T, tree *Tree, path, name string, frac float64, minClean int) []byte {
+// length that still decodes cleanly.
+func breakStream(t *testing.T, tree *Tree, path, name string, frac float64, minClean int) int64 {
 	t.Helper()
 	wad := mustLookup(t, tree, name+".wad")
 	stream := readAll(t, wad)
 	soff, _, ok := wad.ImageRange()
-	if !ok {
-		t.Fatalf("%s.wad has no image range", name)
+	cut, clean, found := testdisc.CutInPacket(stream, int(float64(len(stream))*frac), minClean)
+	if !ok || !found {
+		t.Fatalf("%s: no image range (%v) or no cut that breaks a packet", name, ok)
 	}
-	for cut := int(float64(len(stream)) * frac); cut < len(stream); cut++ {
-		s := append([]byte{}, stream[:cut]...)
-		binary.LittleEndian.PutUint32(s[3:], uint32(cut))
-		if out, err := codec.Decode(s, codec.Options{}); errors.Is(err, codec.ErrFormat) && len(out) >= minClean {
-			patchImage(t, path, soff+3, le32(int32(cut)))
-			return out
-		}
-	}
-	t.Fatalf("%s: no cut breaks a packet", name)
-	return nil
+	patchImage(t, path, soff+3, le32(int32(cut)))
+	return int64(clean)
 }
 
 // TestPartsOfBrokenStream: a decoded texture list whose stream breaks a rule
@@ -56,8 +49,8 @@ func TestPartsOfBrokenStream(t *testing.T) {
 		if c.Kind != Nested {
 			continue
 		}
-		if c.woff+c.size > int64(len(clean)) {
-			t.Errorf("%s: lies past the %d clean bytes", c.Path(), len(clean))
+		if c.woff+c.size > clean {
+			t.Errorf("%s: lies past the %d clean bytes", c.Path(), clean)
 			continue
 		}
 		want := ""

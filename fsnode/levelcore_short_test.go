@@ -180,11 +180,11 @@ func TestLevelCoreBrokenData(t *testing.T) {
 	if _, err := cd.Open(); !errors.Is(err, codec.ErrFormat) {
 		t.Fatalf("core_data: Open %v, want the stream's error", err)
 	}
-	if cd.Size() != int64(len(clean)) {
-		t.Fatalf("core_data: %d bytes, %d decode cleanly", cd.Size(), len(clean))
+	if cd.Size() != clean {
+		t.Fatalf("core_data: %d bytes, %d decode cleanly", cd.Size(), clean)
 	}
 	inside := func(n *Node) (known, in bool) {
-		end := int64(len(clean))
+		end := clean
 		switch {
 		case n.Kind == Nested && n.within == cd:
 			return true, n.woff+n.size <= end
@@ -233,7 +233,7 @@ func TestLevelCoreBrokenData(t *testing.T) {
 		}
 	}
 	decoded, past, err := mustLookup(t, tree, lvl+"core").CoreDataShort()
-	if decoded != int64(len(clean)) || !errors.Is(err, codec.ErrFormat) || len(past) == 0 {
+	if decoded != clean || !errors.Is(err, codec.ErrFormat) || len(past) == 0 {
 		t.Errorf("CoreDataShort: %d bytes, %d past, %v", decoded, len(past), err)
 	}
 	if read < 20 || failed < 5 {

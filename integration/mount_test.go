@@ -21,7 +21,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gcfs/codec"
+	"gcfs/fsnode/testdisc"
 )
 
 var layouts = []string{"small", "retail"}
@@ -454,13 +454,9 @@ func TestBrokenCoreDataMounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	off := xattrInt(t, wad, "user.gcfs.offset")
-	cut := len(stream) * 3 / 5
-	for ; cut < len(stream); cut++ {
-		s := append([]byte{}, stream[:cut]...)
-		binary.LittleEndian.PutUint32(s[3:], uint32(cut))
-		if _, err := codec.Decode(s, codec.Options{}); errors.Is(err, codec.ErrFormat) {
-			break
-		}
+	cut, _, ok := testdisc.CutInPacket(stream, len(stream)*3/5, 0)
+	if !ok {
+		t.Fatal("no cut of core_data breaks a packet")
 	}
 	bad := filepath.Join(t.TempDir(), "broken-core.iso")
 	copyFile(t, d.path, bad)

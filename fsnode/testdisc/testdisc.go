@@ -9,6 +9,7 @@ package testdisc
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -299,4 +300,19 @@ func WriteDuplicates(dir string, n int, data func(i int) []byte) (path string, s
 		return "", 0, fmt.Errorf("testdisc: renamed %d records, want %d", renamed, n)
 	}
 	return path, size, os.WriteFile(path, b, 0o644)
+}
+
+// CutInPacket finds where to lower a WAD stream's declared size so that it
+// breaks a format rule (the new size ends inside a packet): the first such
+// cut at or past from whose clean prefix is at least minClean bytes. It
+// returns the cut and the clean length, or ok false when none does.
+func CutInPacket(stream []byte, from, minClean int) (cut, clean int, ok bool) {
+	for cut = max(from, codec.HeaderSize+1); cut < len(stream); cut++ {
+		s := append([]byte{}, stream[:cut]...)
+		binary.LittleEndian.PutUint32(s[3:], uint32(cut))
+		if out, err := codec.Decode(s, codec.Options{}); errors.Is(err, codec.ErrFormat) && len(out) >= minClean {
+			return cut, len(out), true
+		}
+	}
+	return 0, 0, false
 }
