@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -601,5 +602,71 @@ func TestInodesMadeOnLookup(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(mnt, "d", "nope")); !os.IsNotExist(err) {
 		t.Fatalf("d/nope: %v", err)
+	}
+}
+
+// servedEntry is a decoded fake that tracks, as fsnode.Node does, whether
+// the kernel holds its bytes (servedTracker), and counts its opens.
+type servedEntry struct {
+	*fakeEntry
+	held          atomic.Bool
+	opens, forgot atomic.Int32
+}
+
+func (e *servedEntry) Open() (fsnode.Reader, error) {
+	e.opens.Add(1)
+	return e.fakeEntry.Open()
+}
+func (e *servedEntry) ServedWhole() bool { return e.held.Load() }
+func (e *servedEntry) ForgetServed()     { e.forgot.Add(1); e.held.Store(false) }
+
+// TestServedWholeOpensLazily: a decoded file whose bytes the kernel holds
+// (ServedWhole) opens without opening the model's reader, which starts a
+// decode; the reader opens on the first read that comes (the kernel let go
+// of the bytes), once, and the node forgets it was held. A file not held
+// opens its reader at open, as before.
+func TestServedWholeOpensLazily(t *testing.T) {
+	img, data := imageFile(t)
+	held := &servedEntry{fakeEntry: &fakeEntry{data: bytes.Repeat([]byte("held"), 50000)}}
+	cold := &servedEntry{fakeEntry: &fakeEntry{data: []byte("cold bytes")}}
+	held.held.Store(true)
+	m := dir("", "", nil,
+		file("held", "held", fsnode.Decoded, held.fakeEntry),
+		file("cold", "cold", fsnode.Decoded, cold.fakeEntry))
+	m.children[0].e, m.children[1].e = held, cold
+	mnt, _ := mountFake(t, m, Options{}, img, int64(len(data)))
+
+	f, err := os.Open(filepath.Join(mnt, "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if n := held.opens.Load(); n != 0 {
+		t.Fatalf("opening a held file opened its reader %d times, want 0", n)
+	}
+	// The fresh mount's page cache is empty: the reads come, the reader opens once.
+	got, err := os.ReadFile(filepath.Join(mnt, "held"))
+	if err != nil || !bytes.Equal(got, held.data) {
+		t.Fatalf("held: %d bytes, %v", len(got), err)
+	}
+	if n, fg := held.opens.Load(), held.forgot.Load(); n != 1 || fg != 1 || held.held.Load() {
+		t.Fatalf("after reading a held file: %d reader opens, %d forgets, held %v; want 1, 1, false", n, fg, held.held.Load())
+	}
+	// Held again (the kernel has the bytes now): a re-read opens nothing.
+	held.held.Store(true)
+	got, err = os.ReadFile(filepath.Join(mnt, "held"))
+	if err != nil || !bytes.Equal(got, held.data) {
+		t.Fatalf("held, re-read: %d bytes, %v", len(got), err)
+	}
+	if n := held.opens.Load(); n != 1 {
+		t.Fatalf("re-reading a file the kernel holds opened its reader again (%d opens)", n)
+	}
+	f, err = os.Open(filepath.Join(mnt, "cold"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if n := cold.opens.Load(); n != 1 {
+		t.Fatalf("opening a file not held opened its reader %d times, want 1", n)
 	}
 }

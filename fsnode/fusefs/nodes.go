@@ -84,7 +84,40 @@ type fileNode struct {
 // fileHandle is one open file: the model's reader for it. Readers are not
 // kept past their handles, so a decoded file's index stays under fsnode's
 // own bound (its index LRU) rather than pinned for the mount's lifetime.
-type fileHandle struct{ r fsnode.Reader }
+//
+// A handle opened lazily (lazy set: the kernel already holds the file's
+// bytes, servedTracker) gets its reader on its first read, if one comes.
+type fileHandle struct {
+	r    fsnode.Reader
+	lazy *fileNode
+	once sync.Once
+	err  error
+}
+
+// reader is the handle's reader, opened now for a lazy handle.
+func (h *fileHandle) reader() (fsnode.Reader, error) {
+	if h.lazy == nil {
+		return h.r, nil
+	}
+	h.once.Do(func() {
+		if st, ok := h.lazy.m.e.(servedTracker); ok {
+			st.ForgetServed() // a read came: the kernel let go of some bytes
+		}
+		h.r, h.err = h.lazy.reader()
+	})
+	return h.r, h.err
+}
+
+// servedTracker is a model node that knows when the kernel's page cache
+// holds its bytes (fsnode.Node.ServedWhole: every byte handed out through
+// a FOPEN_KEEP_CACHE open of this mount). Opening it again need not start
+// a decode for reads that will most likely not come: re-reading a tree
+// (a second cp -r, grep -r, a tool run again) then costs the server an open
+// and a release per file, as a plain file's open does.
+type servedTracker interface {
+	ServedWhole() bool
+	ForgetServed()
+}
 
 // OnAdd checks the model below the root once, at mount: every name a file
 // name, one entry per name, one inode number per entry. It makes no inode:
@@ -513,6 +546,9 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fu
 	} else if accessWrites(flags) {
 		return nil, 0, syscall.EROFS
 	}
+	if st, ok := f.m.e.(servedTracker); ok && f.m.kind == fsnode.Decoded && st.ServedWhole() {
+		return &fileHandle{lazy: f}, fuse.FOPEN_KEEP_CACHE, 0
+	}
 	r, err := f.reader()
 	if err != nil {
 		f.logErr("open", 0, err)
@@ -571,7 +607,11 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	}
 	var r fsnode.Reader
 	if h, ok := fh.(*fileHandle); ok {
-		r = h.r
+		var err error
+		if r, err = h.reader(); err != nil {
+			f.logErr("open", 0, err)
+			return nil, syscall.EIO
+		}
 	} else {
 		// A read without our handle (e.g. after a reconnect): open now.
 		var err error
