@@ -5,7 +5,11 @@
 # and mounted with squashfuse_ll (the FUSE peer) and the kernel's squashfs
 # (no FUSE at all), and beside them the floor under any go-fuse server
 # (scripts/fusefloor: the extracted tree served from memory with gcfs's
-# mount options, built here with $GO or go). Each figure is timed on a fresh mount (images in the
+# mount options, built here with $GO or go), twice: as it is, where a
+# read goes to the extracted file through FUSE passthrough when the kernel
+# allows it (root, Linux 6.9 or later) and never reaches the server, and
+# "served" (FUSEFLOOR_NO_PASSTHROUGH=1), where every read is a round trip
+# to the server, as a decoded file's must be. Each figure is timed on a fresh mount (images in the
 # page cache), ROUNDS rounds (default 3) in one run, and printed with its
 # ratio to the kernel's: compare the ratios of one run, not figures of
 # different runs (the machine may be busy).
@@ -69,6 +73,7 @@ mount_floor() {
 	for _ in $(seq 1 100); do mountpoint -q "$MNT" && return 0; sleep 0.05; done
 	return 1
 }
+mount_served() { FUSEFLOOR_NO_PASSTHROUGH=1 mount_floor; }
 
 floor=0
 GO=${GO:-go}
@@ -92,6 +97,7 @@ timed() {
 	first) t0=$(now); find_first; t1=$(now) ;;
 	warm) find_first; t0=$(now); find_first; t1=$(now) ;;
 	cat) t0=$(now); cat_all; t1=$(now) ;;
+	catwarm) cat_all; t0=$(now); cat_all; t1=$(now) ;;
 	esac
 	unmount
 	ms "$t0" "$t1"
@@ -102,10 +108,12 @@ systems="gcfs sqfuse"
 [ $kernel = 1 ] && systems="$systems kernel"
 [ $floor = 1 ] && systems="$systems floor"
 for r in $(seq 1 "$ROUNDS"); do
-	for fig in first warm cat; do
+	for fig in first warm cat catwarm; do
 		for sys in $systems; do
 			R[$fig,$sys]="${R[$fig,$sys]:-} $(timed $fig $sys)"
 		done
+		# The served floor differs from the floor only in its reads.
+		case $fig in cat | catwarm) [ $floor = 1 ] && R[$fig,served]="${R[$fig,served]:-} $(timed $fig served)" ;; esac
 	done
 	R[first,gcfs_side]="${R[first,gcfs_side]:-} $(timed first gcfs_side)"
 done
@@ -116,17 +124,19 @@ median() { echo "$@" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 echo "== squashfs anchors: retail layout, $nodes nodes, $ROUNDS rounds, ms (min-max); ratios of the medians"
-printf '%-34s %14s %14s %14s %14s %10s %10s %10s\n' figure gcfs squashfuse_ll kernel go-fuse-floor gcfs/sqfuse gcfs/kernel gcfs/floor
-for fig in first first_side warm cat; do
+printf '%-34s %14s %14s %14s %14s %14s %10s %10s %10s %10s\n' figure gcfs squashfuse_ll kernel go-fuse-floor served-floor gcfs/sqfuse gcfs/kernel gcfs/floor gcfs/served
+for fig in first first_side warm cat catwarm; do
 	case $fig in
 	first) label="find -printf %s, first"; g=${R[first,gcfs]} ;;
 	first_side) label="  the same, with the sidecar"; g=${R[first,gcfs_side]} ;;
 	warm) label="find -printf %s, warm"; g=${R[warm,gcfs]} ;;
 	cat) label="cat of the decoded files"; g=${R[cat,gcfs]} ;;
+	catwarm) label="  the same again, warm"; g=${R[catwarm,gcfs]} ;;
 	esac
 	f=first
 	[ $fig = warm ] && f=warm
 	[ $fig = cat ] && f=cat
+	[ $fig = catwarm ] && f=catwarm
 	s=${R[$f,sqfuse]}
 	k=${R[$f,kernel]:-}
 	kr=-
@@ -136,5 +146,10 @@ for fig in first first_side warm cat; do
 	fr=-
 	ff=-
 	if [ -n "$fl" ]; then fr=$(range $fl); ff=$(ratio "$(median $g)" "$(median $fl)"); fi
-	printf '%-34s %14s %14s %14s %14s %10s %10s %10s\n' "$label" "$(range $g)" "$(range $s)" "$kr" "$fr" "$(ratio "$(median $g)" "$(median $s)")" "$kk" "$ff"
+	sv=${R[$f,served]:-}
+	sr=-
+	ss=-
+	if [ -n "$sv" ]; then sr=$(range $sv); ss=$(ratio "$(median $g)" "$(median $sv)"); fi
+	printf '%-34s %14s %14s %14s %14s %14s %10s %10s %10s %10s\n' "$label" "$(range $g)" "$(range $s)" "$kr" "$fr" "$sr" "$(ratio "$(median $g)" "$(median $s)")" "$kk" "$ff" "$ss"
 done
+echo "(served-floor: the floor with every read served by the server, no FUSE passthrough; \"warm\": the figure's command run once more on the same mount)"

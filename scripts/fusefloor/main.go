@@ -2,8 +2,10 @@
 // a directory tree (gcfs extract's output) read-only through go-fuse with
 // the least work a FUSE server can do. The whole tree's names and sizes are
 // in memory before the mount is ready (no lookup, listing or attribute
-// costs the server more than go-fuse's own handling), file reads are
-// pread(2) on the extracted files, and the mount (options, kernel
+// costs the server more than go-fuse's own handling), file reads go to the
+// extracted files (through FUSE passthrough where the kernel allows it: the
+// reads then never reach the server; FUSEFLOOR_NO_PASSTHROUGH=1 serves
+// each with a splice from the file instead), and the mount (options, kernel
 // timeouts, kept listings, readahead) and FLUSH handling are gcfs's own. What bench-squashfs.sh times
 // on it is what FUSE and go-fuse cost on this kernel, so gcfs's distance to
 // it is what gcfs could still win; its distance to the kernel's squashfs is
@@ -63,7 +65,34 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 	if err != nil {
 		return nil, 0, fs.ToErrno(err)
 	}
-	return fs.NewLoopbackFile(fd), fuse.FOPEN_KEEP_CACHE, 0
+	lf := fs.NewLoopbackFile(fd)
+	if noPassthrough {
+		return servedFile{lf}, fuse.FOPEN_KEEP_CACHE, 0
+	}
+	return lf, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// noPassthrough (FUSEFLOOR_NO_PASSTHROUGH=1) serves every read through the
+// server: go-fuse's loopback file otherwise hands the kernel its fd
+// (FUSE passthrough, where the kernel supports it), and reads then never
+// reach the server at all, which no server that makes its bytes can do.
+var noPassthrough = os.Getenv("FUSEFLOOR_NO_PASSTHROUGH") == "1"
+
+// servedFile is a loopback file without PassthroughFd: its reads come to
+// the server, which preads the extracted file.
+type servedFile struct{ lf fs.FileHandle }
+
+var (
+	_ = (fs.FileReader)(servedFile{})
+	_ = (fs.FileReleaser)(servedFile{})
+)
+
+func (s servedFile) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	return s.lf.(fs.FileReader).Read(ctx, dest, off)
+}
+
+func (s servedFile) Release(ctx context.Context) syscall.Errno {
+	return s.lf.(fs.FileReleaser).Release(ctx)
 }
 
 // Flush answers ENOSYS as gcfs's files do: the kernel then stops sending
