@@ -154,9 +154,7 @@ type decodedState struct {
 	wholeMu   sync.Mutex                  // one whole-stream decode at a time (firstread.go)
 	wholeIn   atomic.Pointer[cache.Cache] // the cache a whole-stream decode filled
 	advised   atomic.Bool                 // its stream was advised into the page cache ahead of it (fileahead.go)
-	// servedWhole: a reader of the mount was handed every block (served.go)
-	servedWhole atomic.Bool
-	bkey        atomic.Uint64 // buildKey, once given
+	bkey      atomic.Uint64               // buildKey, once given
 }
 
 // becomeDecoded makes n the decoded file of the stream whose header is h.

@@ -18,11 +18,9 @@ import (
 // once its successor is cached too (or it is the file's last), since the
 // next block's in-order decode starts from it.
 type servedBlocks struct {
-	mu    sync.Mutex
-	got   map[int]int  // bytes handed out of a block not yet whole
-	done  map[int]bool // blocks handed out whole, kept while the next is not cached
-	whole []uint64     // every block handed out whole (a bit each), for ServedWhole
-	count int          // bits set in whole
+	mu   sync.Mutex
+	got  map[int]int  // bytes handed out of a block not yet whole
+	done map[int]bool // blocks handed out whole, kept while the next is not cached
 }
 
 // ServeSlices is Slices for a reader that passes the bytes to the kernel's
@@ -78,44 +76,12 @@ func (dr *decodedReader) served(off int64, n int) {
 		}
 		delete(s.got, i)
 		s.done[i] = true
-		s.handedWhole(dr, i, last)
 		for _, j := range [2]int{i - 1, i} {
 			if j >= 0 && s.done[j] && (j == last || dr.cache.Has(cache.Key{File: dr.key, Block: j + 1})) {
 				dr.cache.Drop(cache.Key{File: dr.key, Block: j})
 				delete(s.done, j)
 			}
 		}
-	}
-}
-
-// handedWhole counts block i (of blocks 0..last) as handed out whole, and
-// marks the node once every block was (ServedWhole).
-func (s *servedBlocks) handedWhole(dr *decodedReader, i, last int) {
-	if s.whole == nil {
-		s.whole = make([]uint64, last/64+1)
-	}
-	if w, bit := i/64, uint64(1)<<(i%64); w < len(s.whole) && s.whole[w]&bit == 0 {
-		s.whole[w] |= bit
-		if s.count++; s.count == last+1 {
-			dr.n.servedWhole.Store(true)
-		}
-	}
-}
-
-// ServedWhole reports that the mount handed the kernel every byte of this
-// decoded file through one open (FOPEN_KEEP_CACHE: its page cache holds
-// them unless it let go of some since). An open of such a file need not
-// start decoding: the reads it would decode for are unlikely to come
-// (fusefs opens it lazily, on its first read, and then calls ForgetServed).
-func (n *Node) ServedWhole() bool {
-	return n.Kind == Decoded && n.decodedState != nil && n.servedWhole.Load()
-}
-
-// ForgetServed clears ServedWhole: a read came, so the kernel no longer
-// holds the whole file, and its next open starts decoding again.
-func (n *Node) ForgetServed() {
-	if n.Kind == Decoded && n.decodedState != nil {
-		n.servedWhole.Store(false)
 	}
 }
 

@@ -605,68 +605,134 @@ func TestInodesMadeOnLookup(t *testing.T) {
 	}
 }
 
-// servedEntry is a decoded fake that tracks, as fsnode.Node does, whether
-// the kernel holds its bytes (servedTracker), and counts its opens.
-type servedEntry struct {
+// countingEntry is a fake that counts its reader's opens.
+type countingEntry struct {
 	*fakeEntry
-	held          atomic.Bool
-	opens, forgot atomic.Int32
+	opens atomic.Int32
 }
 
-func (e *servedEntry) Open() (fsnode.Reader, error) {
+func (e *countingEntry) Open() (fsnode.Reader, error) {
 	e.opens.Add(1)
 	return e.fakeEntry.Open()
 }
-func (e *servedEntry) ServedWhole() bool { return e.held.Load() }
-func (e *servedEntry) ForgetServed()     { e.forgot.Add(1); e.held.Store(false) }
 
-// TestServedWholeOpensLazily: a decoded file whose bytes the kernel holds
-// (ServedWhole) opens without opening the model's reader, which starts a
-// decode; the reader opens on the first read that comes (the kernel let go
-// of the bytes), once, and the node forgets it was held. A file not held
-// opens its reader at open, as before.
-func TestServedWholeOpensLazily(t *testing.T) {
+// TestHeldFileOpensLazily: once one handle answered every byte of a
+// decoded file or a view (the kernel's page cache holds them), opening it
+// again does not open the model's reader (a decode, an encode); a re-read
+// is served by the kernel alone. When the kernel lets go of the pages, the
+// read that comes opens the reader once, and the next open opens it at
+// once again. A file read only in part stays as it was.
+func TestHeldFileOpensLazily(t *testing.T) {
 	img, data := imageFile(t)
-	held := &servedEntry{fakeEntry: &fakeEntry{data: bytes.Repeat([]byte("held"), 50000)}}
-	cold := &servedEntry{fakeEntry: &fakeEntry{data: []byte("cold bytes")}}
-	held.held.Store(true)
+	dec := &countingEntry{fakeEntry: &fakeEntry{data: bytes.Repeat([]byte("decoded "), 300000)}}
+	view := &countingEntry{fakeEntry: &fakeEntry{data: bytes.Repeat([]byte("png "), 600000)}}
+	part := &countingEntry{fakeEntry: &fakeEntry{data: bytes.Repeat([]byte("part "), 500000)}}
 	m := dir("", "", nil,
-		file("held", "held", fsnode.Decoded, held.fakeEntry),
-		file("cold", "cold", fsnode.Decoded, cold.fakeEntry))
-	m.children[0].e, m.children[1].e = held, cold
+		file("dec", "dec", fsnode.Decoded, dec.fakeEntry),
+		file("view.png", "view.png", fsnode.View, view.fakeEntry),
+		file("part", "part", fsnode.Decoded, part.fakeEntry))
+	m.children[0].e, m.children[1].e, m.children[2].e = dec, view, part
 	mnt, _ := mountFake(t, m, Options{}, img, int64(len(data)))
 
-	f, err := os.Open(filepath.Join(mnt, "held"))
+	read := func(name string, want []byte) {
+		t.Helper()
+		got, err := os.ReadFile(filepath.Join(mnt, name))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: %d bytes, %v", name, len(got), err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		e    *countingEntry
+	}{{"dec", dec}, {"view.png", view}} {
+		read(c.name, c.e.data)
+		read(c.name, c.e.data)
+		if n := c.e.opens.Load(); n != 1 {
+			t.Fatalf("%s: read twice, its reader opened %d times, want 1 (the kernel holds it)", c.name, n)
+		}
+		// The kernel lets go of the pages: the read that comes opens the
+		// reader, and the file is no longer held until a handle answers
+		// all of it again.
+		dropAndRead := func(n int) {
+			t.Helper()
+			f, err := os.Open(filepath.Join(mnt, c.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, n)
+			if k, err := io.ReadFull(f, got); k != n || !bytes.Equal(got, c.e.data[:n]) {
+				t.Fatalf("%s after the kernel dropped it: %d bytes, %v", c.name, k, err)
+			}
+		}
+		dropAndRead(len(c.e.data))
+		if n := c.e.opens.Load(); n != 2 {
+			t.Fatalf("%s: the read after the kernel dropped the pages opened the reader %d times in all, want 2", c.name, n)
+		}
+		read(c.name, c.e.data) // held again: that handle answered every byte
+		dropAndRead(4096)      // a read comes, and answers part of it
+		if n := c.e.opens.Load(); n != 3 {
+			t.Fatalf("%s: %d reader opens in all, want 3", c.name, n)
+		}
+		f, err := os.Open(filepath.Join(mnt, c.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if n := c.e.opens.Load(); n != 4 {
+			t.Fatalf("%s: no longer held, its open opened the reader %d times in all, want 4", c.name, n)
+		}
+	}
+	// Part of a file: not held, every open opens the reader. (The files
+	// are larger than the kernel reads ahead, 1 MiB, so that a 4 KiB read
+	// answers part of them.)
+	f, err := os.Open(filepath.Join(mnt, "part"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ReadAt(make([]byte, 4096), 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	f, err = os.Open(filepath.Join(mnt, "part"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
-	if n := held.opens.Load(); n != 0 {
-		t.Fatalf("opening a held file opened its reader %d times, want 0", n)
+	if n := part.opens.Load(); n != 2 {
+		t.Fatalf("part: read in part, two opens opened the reader %d times, want 2", n)
 	}
-	// The fresh mount's page cache is empty: the reads come, the reader opens once.
-	got, err := os.ReadFile(filepath.Join(mnt, "held"))
-	if err != nil || !bytes.Equal(got, held.data) {
-		t.Fatalf("held: %d bytes, %v", len(got), err)
+}
+
+// TestCoverage: the ranges a handle answered merge in any order until they
+// cover the file, which is reported once; too scattered a reader is given
+// up on.
+func TestCoverage(t *testing.T) {
+	var c coverage
+	const size = 100
+	for _, r := range [][2]int64{{50, 20}, {0, 10}, {75, 25}, {10, 30}, {65, 10}} {
+		if c.add(r[0], r[1], size) {
+			t.Fatalf("covered after [%d, %d), with holes left", r[0], r[0]+r[1])
+		}
 	}
-	if n, fg := held.opens.Load(), held.forgot.Load(); n != 1 || fg != 1 || held.held.Load() {
-		t.Fatalf("after reading a held file: %d reader opens, %d forgets, held %v; want 1, 1, false", n, fg, held.held.Load())
+	if !c.add(40, 10, size) {
+		t.Fatalf("not covered once every byte was answered: %v", c.spans)
 	}
-	// Held again (the kernel has the bytes now): a re-read opens nothing.
-	held.held.Store(true)
-	got, err = os.ReadFile(filepath.Join(mnt, "held"))
-	if err != nil || !bytes.Equal(got, held.data) {
-		t.Fatalf("held, re-read: %d bytes, %v", len(got), err)
+	if c.add(0, size, size) {
+		t.Fatal("covered reported twice")
 	}
-	if n := held.opens.Load(); n != 1 {
-		t.Fatalf("re-reading a file the kernel holds opened its reader again (%d opens)", n)
+	var s coverage
+	for k := int64(0); k < maxCoverageSpans+5; k++ {
+		s.add(k*10, 5, 10000)
 	}
-	f, err = os.Open(filepath.Join(mnt, "cold"))
-	if err != nil {
-		t.Fatal(err)
+	if len(s.spans) > maxCoverageSpans || s.add(0, 10000, 10000) {
+		t.Fatalf("a scattered reader kept %d spans and was still followed", len(s.spans))
 	}
-	f.Close()
-	if n := cold.opens.Load(); n != 1 {
-		t.Fatalf("opening a file not held opened its reader %d times, want 1", n)
+	var e coverage
+	if e.add(0, 0, 10) || e.add(-1, 5, 10) || e.add(0, 5, 0) {
+		t.Fatal("an empty or negative range counted")
 	}
 }

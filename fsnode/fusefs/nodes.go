@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -79,6 +80,9 @@ type fileNode struct {
 
 	mu     sync.Mutex
 	logged bool // the one log line for this node was written
+	// held: one handle answered every byte; the kernel's page cache
+	// holds them (held.go)
+	held atomic.Bool
 }
 
 // fileHandle is one open file: the model's reader for it. Readers are not
@@ -86,12 +90,14 @@ type fileNode struct {
 // own bound (its index LRU) rather than pinned for the mount's lifetime.
 //
 // A handle opened lazily (lazy set: the kernel already holds the file's
-// bytes, servedTracker) gets its reader on its first read, if one comes.
+// bytes, held.go) gets its reader on its first read, if one comes. cov is
+// what the handle's reads answered, for marking the file held.
 type fileHandle struct {
 	r    fsnode.Reader
 	lazy *fileNode
 	once sync.Once
 	err  error
+	cov  coverage
 }
 
 // reader is the handle's reader, opened now for a lazy handle.
@@ -100,23 +106,10 @@ func (h *fileHandle) reader() (fsnode.Reader, error) {
 		return h.r, nil
 	}
 	h.once.Do(func() {
-		if st, ok := h.lazy.m.e.(servedTracker); ok {
-			st.ForgetServed() // a read came: the kernel let go of some bytes
-		}
+		h.lazy.held.Store(false) // a read came: the kernel let go of some bytes
 		h.r, h.err = h.lazy.reader()
 	})
 	return h.r, h.err
-}
-
-// servedTracker is a model node that knows when the kernel's page cache
-// holds its bytes (fsnode.Node.ServedWhole: every byte handed out through
-// a FOPEN_KEEP_CACHE open of this mount). Opening it again need not start
-// a decode for reads that will most likely not come: re-reading a tree
-// (a second cp -r, grep -r, a tool run again) then costs the server an open
-// and a release per file, as a plain file's open does.
-type servedTracker interface {
-	ServedWhole() bool
-	ForgetServed()
 }
 
 // OnAdd checks the model below the root once, at mount: every name a file
@@ -546,7 +539,7 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fu
 	} else if accessWrites(flags) {
 		return nil, 0, syscall.EROFS
 	}
-	if st, ok := f.m.e.(servedTracker); ok && f.m.kind == fsnode.Decoded && st.ServedWhole() {
+	if f.tracksHeld() && f.held.Load() {
 		return &fileHandle{lazy: f}, fuse.FOPEN_KEEP_CACHE, 0
 	}
 	r, err := f.reader()
@@ -606,7 +599,8 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 		return res, 0
 	}
 	var r fsnode.Reader
-	if h, ok := fh.(*fileHandle); ok {
+	h, _ := fh.(*fileHandle)
+	if h != nil {
 		var err error
 		if r, err = h.reader(); err != nil {
 			f.logErr("open", 0, err)
@@ -632,6 +626,9 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 			got += len(v)
 		}
 		if got == int(n) {
+			if h != nil {
+				f.answered(h, off, n, size)
+			}
 			return &servedResult{vecs: vecs, done: done}, 0
 		}
 		done()
@@ -639,6 +636,9 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 	} else {
 		got, err = r.ReadAt(dest[:n], off)
 		if got == int(n) {
+			if h != nil {
+				f.answered(h, off, n, size)
+			}
 			// As a vector, not ReadResultData: go-fuse writes a vector
 			// with writev, where it would try to splice plain data
 			// through a pipe too small for a 1 MiB reply (and log it).
