@@ -8,8 +8,9 @@
 # mount options, built here with $GO or go), twice: as it is, where a
 # read goes to the extracted file through FUSE passthrough when the kernel
 # allows it (root, Linux 6.9 or later) and never reaches the server, and
-# "served" (FUSEFLOOR_NO_PASSTHROUGH=1), where every read is a round trip
-# to the server, as a decoded file's must be. Each figure is timed on a fresh mount (images in the
+# "served" (FUSEFLOOR_NO_PASSTHROUGH=1), where the server answers every
+# read from its memory (pread, then writev to the kernel), as it must a
+# decoded file's. Each figure is timed on a fresh mount (images in the
 # page cache), ROUNDS rounds (default 3) in one run, and printed with its
 # ratio to the kernel's: compare the ratios of one run, not figures of
 # different runs (the machine may be busy).
