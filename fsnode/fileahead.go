@@ -106,6 +106,7 @@ func (t *Tree) runFileAhead() {
 	a := &t.ahead
 	idle := time.NewTimer(fileAheadLinger)
 	defer idle.Stop()
+	var sc wholeScratch // the worker's decode buffers, for its lifetime
 	for {
 		a.mu.Lock()
 		gen := a.gen.Load()
@@ -129,14 +130,14 @@ func (t *Tree) runFileAhead() {
 		a.done = gen
 		from := a.from
 		a.mu.Unlock()
-		t.prepareFiles(from, gen)
+		t.prepareFiles(from, gen, &sc)
 	}
 }
 
 // prepareFiles sizes the decoded files from order[from] on and decodes
 // their blocks into the cache, within the bounds, until a newer request
 // (generation) arrives.
-func (t *Tree) prepareFiles(from int, gen uint64) {
+func (t *Tree) prepareFiles(from int, gen uint64, sc *wholeScratch) {
 	a := &t.ahead
 	budget := min(int64(fileAheadBytes), t.Cache.MaxBytes()/8)
 	t.adviseAhead(from)
@@ -147,7 +148,7 @@ func (t *Tree) prepareFiles(from int, gen uint64) {
 		n := a.order[k]
 		// A file not sized yet is sized by decoding it (within what is
 		// left of the budget): the blocks come with the index.
-		if n.scanDecoding(budget); n.decErr != nil {
+		if n.scanDecoding(budget, sc); n.decErr != nil {
 			continue // its reader reports it
 		}
 		r, err := n.openDecoded()

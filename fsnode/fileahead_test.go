@@ -163,7 +163,7 @@ func TestFileAheadBounds(t *testing.T) {
 	if n.Size() < 2*budget {
 		t.Fatalf("test setup: %s has %d bytes", n.Path(), n.Size())
 	}
-	tree.prepareFiles(int(n.seq), tree.ahead.gen.Load())
+	tree.prepareFiles(int(n.seq), tree.ahead.gen.Load(), nil)
 	got, _ := cachedBytes(t, tree, n)
 	if got < budget || got > budget+256<<10 {
 		t.Errorf("%d bytes decoded ahead, bound %d", got, budget)
@@ -178,7 +178,7 @@ func TestFileAheadNewerRequest(t *testing.T) {
 	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20, ReadAhead: 2})
 	gen := tree.ahead.gen.Add(1)
 	tree.ahead.gen.Add(1)
-	tree.prepareFiles(0, gen)
+	tree.prepareFiles(0, gen, nil)
 	if n := tree.ahead.files.Load(); n != 0 {
 		t.Errorf("a superseded request prepared %d files", n)
 	}
@@ -186,7 +186,7 @@ func TestFileAheadNewerRequest(t *testing.T) {
 	if order[0].Err() == nil {
 		t.Fatalf("test setup: %s is not corrupt", order[0].Path())
 	}
-	tree.prepareFiles(0, tree.ahead.gen.Load())
+	tree.prepareFiles(0, tree.ahead.gen.Load(), nil)
 	if n := tree.ahead.files.Load(); n != int64(len(order)-1) {
 		t.Errorf("the current request prepared %d files of %d", n, len(order)-1)
 	}
@@ -263,6 +263,30 @@ func TestFileAheadAdvice(t *testing.T) {
 	}
 }
 
+// TestWholeScratch: the worker's buffers are sized once for the largest
+// budget and then serve smaller files without growing; a larger output
+// NewIndexDecode returned is kept within the bound, one past it is not.
+func TestWholeScratch(t *testing.T) {
+	var sc wholeScratch
+	in, out := sc.buffers(1000, 4<<20)
+	if len(in) != 1000 || len(out) != 0 || int64(cap(out)) < 4<<20 {
+		t.Fatalf("buffers(1000, 4 MiB): %d input bytes, output %d/%d", len(in), len(out), cap(out))
+	}
+	first := &out[:1][0]
+	in, out = sc.buffers(3000, 1<<20)
+	if len(in) != 3000 || &out[:1][0] != first {
+		t.Fatalf("a smaller budget got %d input bytes and a new output buffer", len(in))
+	}
+	sc.keep(make([]byte, 0, 6<<20))
+	if cap(sc.out) != 6<<20 {
+		t.Fatalf("a grown output within the bound was not kept (cap %d)", cap(sc.out))
+	}
+	sc.keep(make([]byte, 0, wholeScratchMax+wholeOutSlack+1))
+	if cap(sc.out) != 6<<20 {
+		t.Fatalf("an output past the bound was kept (cap %d)", cap(sc.out))
+	}
+}
+
 // TestFileAheadDecodesIndex: the worker sizes a file not sized yet by
 // decoding it once for its index and its blocks (no scan), within its
 // budget: the files read the reference's bytes and sizes, with no block
@@ -273,7 +297,10 @@ func TestFileAheadDecodesIndex(t *testing.T) {
 	ref, _ := openDisc(t, d.Path, -1, Options{})
 	tree, _ := openDisc(t, d.Path, -1, Options{CacheSize: 64 << 20, ReadAhead: 2})
 	scanned := tree.scanned.Load()
-	tree.prepareFiles(0, tree.ahead.gen.Load())
+	// One scratch for every file, as the worker keeps it: each file's
+	// output lands in the buffer the one before it used.
+	var sc wholeScratch
+	tree.prepareFiles(0, tree.ahead.gen.Load(), &sc)
 	decoded := tree.decodedIndexes.Load()
 	if decoded == 0 {
 		t.Fatal("no file sized by decoding it")
@@ -319,13 +346,13 @@ func TestFileAheadDecodesIndex(t *testing.T) {
 
 	// A budget smaller than the next file's output: scanned, not decoded.
 	_, small, n := sampleDisc(t, 1<<20, Options{CacheSize: 64 << 20, ReadAhead: 2})
-	n.scanDecoding(256 << 10)
+	n.scanDecoding(256<<10, nil)
 	if got, _ := cachedBytes(t, small, n); small.decodedIndexes.Load() != 0 || got != 0 || n.Size() != 1<<20 {
 		t.Errorf("over the budget: %d files decoded, %d bytes cached, size %d", small.decodedIndexes.Load(), got, n.Size())
 	}
 	// Within it: decoded, every block cached.
 	_, big, n2 := sampleDisc(t, 1<<20, Options{CacheSize: 64 << 20, ReadAhead: 2})
-	n2.scanDecoding(8 << 20)
+	n2.scanDecoding(8<<20, nil)
 	if got, _ := cachedBytes(t, big, n2); big.decodedIndexes.Load() != 1 || got != 1<<20 {
 		t.Errorf("within the budget: %d files decoded, %d bytes cached", big.decodedIndexes.Load(), got)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	"gcfs/cache"
 	"gcfs/codec"
@@ -145,17 +144,19 @@ func (n *Node) codecOptions() codec.Options {
 // lazily), remembers the size and keeps the index in the LRU for Open. Only
 // a stream that fails gets the size scan too, for its clean length; a
 // corrupt stream is logged once.
-func (n *Node) scan() { n.scanOnce.Do(func() { n.doScan(0) }) }
+func (n *Node) scan() { n.scanOnce.Do(func() { n.doScan(0, nil) }) }
 
 // scanDecoding is scan for a caller about to decode the file whole (the
 // file-ahead worker): if the size is not known yet, it decodes the stream
 // and builds its index in one pass (decodeIndex), when its output fits in
 // budget bytes, instead of a scan now and a decode after.
-func (n *Node) scanDecoding(budget int64) { n.scanOnce.Do(func() { n.doScan(budget) }) }
+func (n *Node) scanDecoding(budget int64, sc *wholeScratch) {
+	n.scanOnce.Do(func() { n.doScan(budget, sc) })
+}
 
 // doScan is the size step; decodeBudget > 0 lets it decode the stream whole
 // for its index (scanDecoding).
-func (n *Node) doScan(decodeBudget int64) {
+func (n *Node) doScan(decodeBudget int64, sc *wholeScratch) {
 	defer func() {
 		if n.hasExpected && n.decErr == nil && n.decSize != n.expected {
 			n.warn = expectedErr(n.decSize, n.expected)
@@ -187,7 +188,7 @@ func (n *Node) doScan(decodeBudget int64) {
 	}
 	var ix *codec.Index
 	if decodeBudget > 0 {
-		ix = n.decodeIndex(src, decodeBudget)
+		ix = n.decodeIndex(src, decodeBudget, sc)
 	}
 	if ix == nil {
 		ix, err = n.buildIndex(src)
@@ -216,28 +217,21 @@ func (n *Node) doScan(decodeBudget int64) {
 // the tree's cache (a mount's tree, built). Anything else, or any failure
 // (a corrupt stream, one decoding past the budget, a short read), gives
 // nil: the scan then does it as it would have, and reports what it finds.
-func (n *Node) decodeIndex(src Reader, budget int64) *codec.Index {
+func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch) *codec.Index {
 	c := n.tree.Cache
 	inLen := src.Size()
 	if n.within != nil || n.Ino == 0 || c == nil || inLen > budget {
 		return nil
 	}
-	sc, _ := decodeScratch.Get().(*[2][]byte)
 	if sc == nil {
-		sc = new([2][]byte)
+		sc = new(wholeScratch)
 	}
-	defer decodeScratch.Put(sc)
-	if int64(cap(sc[0])) < inLen {
-		sc[0] = make([]byte, inLen) // at most budget
-	}
-	in := sc[0][:inLen]
+	in, dst := sc.buffers(inLen, budget)
 	if got, _ := src.ReadAt(in, 0); int64(got) != inLen {
 		return nil
 	}
-	ix, out, err := codec.NewIndexDecode(sc[1], in, n.codecOptions(), budget)
-	if int64(cap(out)) <= 2*budget {
-		sc[1] = out[:0] // (grown past the last output: kept for the next)
-	}
+	ix, out, err := codec.NewIndexDecode(dst, in, n.codecOptions(), budget)
+	sc.keep(out)
 	if err != nil {
 		return nil
 	}
@@ -255,9 +249,41 @@ func (n *Node) decodeIndex(src Reader, budget int64) *codec.Index {
 	return ix
 }
 
-// decodeScratch keeps decodeIndex's input and output buffers between
-// files (each bounded by the budget: the file-ahead worker's, 8 MiB).
-var decodeScratch sync.Pool // of *[2][]byte
+// wholeScratch is decodeIndex's input and output buffers, kept by its
+// caller (the file-ahead worker) from file to file. Sized once for the
+// largest budget asked, the output never grows as a file decodes: a
+// growing buffer copies what it holds at each doubling and faults in
+// fresh pages, and a sync.Pool, emptied by each collection, made the
+// worker allocate them again after most.
+type wholeScratch struct{ in, out []byte }
+
+// wholeScratchMax bounds what a scratch keeps between files.
+const wholeScratchMax = 2 * fileAheadBytes
+
+// buffers returns an input buffer of inLen bytes and an empty output
+// buffer that holds budget bytes of output.
+func (sc *wholeScratch) buffers(inLen, budget int64) (in, out []byte) {
+	if int64(cap(sc.in)) < inLen {
+		sc.in = make([]byte, max(inLen, min(budget, wholeScratchMax))) // at most budget
+	}
+	if want := budget + wholeOutSlack; int64(cap(sc.out)) < want {
+		sc.out = make([]byte, 0, want)
+	}
+	return sc.in[:inLen], sc.out[:0]
+}
+
+// wholeOutSlack is room past a budget's output (more than the decoder's
+// slack past its last packet).
+const wholeOutSlack = 64 << 10
+
+// keep holds on to the output buffer NewIndexDecode returned (grown, for
+// a larger budget than sized for) for the next file, within
+// wholeScratchMax.
+func (sc *wholeScratch) keep(out []byte) {
+	if c := int64(cap(out)); c > int64(cap(sc.out)) && c <= wholeScratchMax+wholeOutSlack {
+		sc.out = out[:0]
+	}
+}
 
 // parallelScanMin is the shortest stream whose size scan runs on every
 // core (codec.NewIndexParallel, which cuts the stream into 512 KiB chunks),
