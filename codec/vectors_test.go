@@ -50,7 +50,55 @@ func decodeAgree(t *testing.T, s []byte, opt Options) ([]byte, error) {
 		checkDecodedIndex(t, dix, ix, out)
 	}
 	checkCleanIndex(t, s, opt, ix, out, err)
+	if ierr == nil {
+		checkCursor(t, s, opt, out)
+	}
 	return out, err
+}
+
+// checkCursor fails unless decoding every block in order through one
+// cursor (DecodeNextTo) on a fresh index (no snapshots) gives Decode's
+// output, the cursor at the next block after each, none after the last;
+// and unless a cursor asked for a block it is not at (one skipped) still
+// gives that block's bytes.
+func checkCursor(t *testing.T, s []byte, opt Options, out []byte) {
+	t.Helper()
+	ix, err := NewIndex(bytes.NewReader(s), int64(len(s)), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bytes.NewReader(s)
+	var cur *Cursor
+	nb := ix.NumBlocks()
+	for i := range nb {
+		bo, bn := ix.Block(i)
+		var b []byte
+		b, cur, err = ix.DecodeNextTo(r, cur, i, nil, nil)
+		if err != nil || !bytes.Equal(b, out[bo:bo+int64(bn)]) {
+			t.Fatalf("cursor block %d of %d: %d bytes, %v", i, nb, len(b), err)
+		}
+		if i+1 < nb && (cur == nil || cur.Next() != i+1) {
+			t.Fatalf("after block %d of %d the cursor is not at block %d", i, nb, i+1)
+		}
+		if i+1 == nb && cur != nil {
+			t.Fatalf("a cursor past the last block")
+		}
+	}
+	if nb < 3 {
+		return
+	}
+	// At block 1, asked for block 2: decoded afresh, right all the same.
+	ix2, _ := NewIndex(bytes.NewReader(s), int64(len(s)), opt)
+	_, cur, err = ix2.DecodeNextTo(r, nil, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo, bn := ix2.Block(2)
+	b, cur, err := ix2.DecodeNextTo(r, cur, 2, nil, nil)
+	if err != nil || !bytes.Equal(b, out[bo:bo+int64(bn)]) {
+		t.Fatalf("cursor at block 1 asked for block 2: %d bytes, %v", len(b), err)
+	}
+	cur.Release()
 }
 
 // checkCleanIndex fails unless NewCleanIndex gives NewIndex's index on a

@@ -298,6 +298,7 @@ type Tree struct {
 	opt     Options
 	lim     *Limiter // nil without Options.Logf
 	indexes *indexLRU
+	cursors cursorSet // in-order decodes kept between blocks (cursors.go)
 	nodes   int
 	toc     *discimg.TOC
 	tocNode *Node

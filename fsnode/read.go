@@ -472,7 +472,9 @@ func (dr *decodedReader) block(i int) ([]byte, error) {
 			_, bn := dr.ix.Block(i)
 			dst = dr.cache.NewBuffer(bn) // (GetRecyclable: back to it once served)
 		}
-		b, err := dr.ix.DecodeBlockTo(dr.src, i, prev, dst)
+		cs := &dr.n.tree.cursors
+		b, cur, err := dr.ix.DecodeNextTo(dr.src, cs.take(dr.key, i), i, prev, dst)
+		cs.put(dr.key, cur)
 		dr.release(prev) // (the decode's window: its output is b's own)
 		if err != nil && dr.ix == dr.n.keptIx.Load() {
 			// Through the index the sidecar kept: it may be what is
