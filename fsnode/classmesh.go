@@ -34,10 +34,11 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 	add := func(file string, lod mesh.LOD) {
 		name := gltf.ClassMeshName(kind, cl.OClass, lod)
 		b.addLazyView(src, file, ViewGLB, func(sizeOnly bool) (encodedView, error) {
-			block, err := readWhole(src)
+			block, done, err := readSource(src)
 			if err != nil {
 				return encodedView{}, err
 			}
+			defer done()
 			// the textures before the mesh is decoded: where both fail, the
 			// texture's error is the one given, whichever the encode
 			tex := make([]gltf.Material, slots)

@@ -70,10 +70,11 @@ func (b *builder) skyDir(core *Node, c *levelcore.Core, cd *Node) {
 // (lazyview.go) like tfrags.glb.
 func (b *builder) skyMeshView(src, textures *Node) {
 	b.addLazyView(src, "sky.glb", ViewGLB, func(sizeOnly bool) (encodedView, error) {
-		block, err := readWhole(src)
+		block, done, err := readSource(src)
 		if err != nil {
 			return encodedView{}, err
 		}
+		defer done()
 		scene, shells, err := gltf.SkyScene(src.Name, block, func(tex int32, mat *gltf.Material) error {
 			png := textures.Child(fmt.Sprintf("%02d.png", tex))
 			if png == nil {

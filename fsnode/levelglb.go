@@ -41,11 +41,22 @@ func (b *builder) levelScenes() {
 // it from its plan, sizeOnly).
 func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node, sizeOnly bool) (encodedView, error) {
 	in := levelscene.Input{Core: core}
+	var dones []func()
+	defer func() {
+		for _, done := range dones {
+			done()
+		}
+	}()
+	read := func(n *Node) ([]byte, error) {
+		b, done, err := readSource(n)
+		dones = append(dones, done)
+		return b, err
+	}
 	var err error
-	if in.Gameplay, err = readWhole(gp); err != nil {
+	if in.Gameplay, err = read(gp); err != nil {
 		return encodedView{}, err
 	}
-	if in.CoreData, err = readWhole(cd); err != nil {
+	if in.CoreData, err = read(cd); err != nil {
 		return encodedView{}, err
 	}
 	var unread []string
@@ -61,7 +72,7 @@ func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node, sizeOnly bool) (enco
 			if n == nil || n.Kind != Decoded {
 				continue
 			}
-			if ch[j], err = readWhole(n); err != nil {
+			if ch[j], err = read(n); err != nil {
 				ch[j] = nil
 				unread = append(unread, fmt.Sprintf("chunk%d %s: %v", k, name, err))
 			}

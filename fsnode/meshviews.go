@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 
 	"gcfs/discimg"
 	"gcfs/gltf"
@@ -85,11 +86,15 @@ func readWhole(n *Node) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readWholeInto(n, make([]byte, size)) // bounded above
+}
+
+func readWholeInto(n *Node, buf []byte) ([]byte, error) {
 	r, err := n.openForModel()
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]byte, size) // bounded above
+	size := int64(len(buf))
 	if got, err := r.ReadAt(buf, 0); int64(got) != size {
 		if err == nil || err == io.EOF {
 			err = fmt.Errorf("%s: %d of %d bytes", n.path, got, size)
@@ -99,11 +104,47 @@ func readWhole(n *Node) ([]byte, error) {
 	return buf, nil
 }
 
+// sourceBufs holds the buffers readSource reads mesh sources into between
+// encodes: sizing a tree's glb views reads every mesh's source block whole
+// (a class's, a level's core data and chunks), a quarter of what the
+// retail tree's first find allocated, and so a quarter of its collections.
+var sourceBufs sync.Pool // of *[]byte
+
+// sourceBufMax bounds the buffers sourceBufs keeps.
+const sourceBufMax = 16 << 20
+
+// readSource is readWhole into a buffer of sourceBufs: done gives it back,
+// and the bytes must not be used after (the encodes that read a source
+// keep nothing of it: a glb's bytes and the meshes are their own).
+func readSource(n *Node) (b []byte, done func(), err error) {
+	size, err := wholeSize(n)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	p, _ := sourceBufs.Get().(*[]byte)
+	if p == nil || int64(cap(*p)) < size {
+		p = &[]byte{}
+		*p = make([]byte, size) // bounded above
+	}
+	done = func() {
+		if cap(*p) <= sourceBufMax {
+			sourceBufs.Put(p)
+		}
+	}
+	b, err = readWholeInto(n, (*p)[:size])
+	if err != nil {
+		done()
+		return nil, func() {}, err
+	}
+	return b, done, nil
+}
+
 func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, sizeOnly bool) (encodedView, error) {
-	block, err := readWhole(src)
+	block, done, err := readSource(src)
 	if err != nil {
 		return encodedView{}, err
 	}
+	defer done()
 	var s *gltf.Scene
 	var m *mesh.Mesh
 	if kind == meshTfrags {
