@@ -20,7 +20,7 @@ import (
 // only on a mount without an overlay, whose bytes never change.
 //
 // Re-reading every decoded file of the retail layout on one mount cost
-// the server 760-1050 ms of CPU before this, 100-130 ms with it. A view's
+// the server 760-1050 ms of CPU before this, 100-520 ms with it. A view's
 // open is cheap while the model keeps its encoded bytes; once they are
 // evicted, this saves an encode.
 
