@@ -564,8 +564,9 @@ func (rs *rangeDecode) extend(i int) {
 // Cursor is an in-order decode kept from one block to the next
 // (DecodeNextTo): the decoder's output holding the window before the block
 // it is at, its position and state. Continuing it spares the next block
-// the copy of its window from the previous block's bytes, a third of the
-// memory a block's decode moves. A Cursor is for one goroutine at a time;
+// the copy of its window (up to 48 KiB) from the previous block's bytes,
+// beside the 64 KiB it decodes and copies out. A Cursor is for one
+// goroutine at a time;
 // Release returns its buffers.
 type Cursor struct{ rs *rangeDecode }
 

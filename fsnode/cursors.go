@@ -10,9 +10,10 @@ import (
 // file: the next block of a file read in order (a read-ahead chain, the
 // file-ahead worker, a reader's own misses) decodes on from where the
 // block before it ended, instead of copying that block's last 48 KiB in
-// as its window first. Each cursor holds its decode buffers (about 0.75
-// MiB), so a tree keeps at most cursorMax, the least recently used going
-// first, and one per file.
+// as its window first. Each cursor holds its decode buffers (the
+// decoder's output, sized for a group's decode, and an input chunk of up
+// to 256 KiB: under 1 MiB), so a tree keeps at most cursorMax, the least
+// recently used going first, and one per file.
 type cursorSet struct {
 	mu   sync.Mutex
 	ents []cursorEnt // least recently put first

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gcfs/cache"
+	"gcfs/codec"
 )
 
 // waitFileAhead waits for the tree's file-ahead worker to stop (a minute
@@ -264,8 +265,8 @@ func TestFileAheadAdvice(t *testing.T) {
 }
 
 // TestWholeScratch: the worker's buffers are sized once for the largest
-// budget and then serve smaller files without growing; a larger output
-// NewIndexDecode returned is kept within the bound, one past it is not.
+// budget and then serve smaller files, and a decode of a budget's output
+// into them does not grow them.
 func TestWholeScratch(t *testing.T) {
 	var sc wholeScratch
 	in, out := sc.buffers(1000, 4<<20)
@@ -277,13 +278,19 @@ func TestWholeScratch(t *testing.T) {
 	if len(in) != 3000 || &out[:1][0] != first {
 		t.Fatalf("a smaller budget got %d input bytes and a new output buffer", len(in))
 	}
-	sc.keep(make([]byte, 0, 6<<20))
-	if cap(sc.out) != 6<<20 {
-		t.Fatalf("a grown output within the bound was not kept (cap %d)", cap(sc.out))
+	// A stream that decodes to the whole budget lands in that buffer: its
+	// decode never grows it.
+	want := bytes.Repeat([]byte("a whole budget of output "), (1<<20)/25)
+	src := codec.Encode(want, codec.EncodeOptions{})
+	var fresh wholeScratch // sized for exactly this budget
+	in, dst := fresh.buffers(int64(len(src)), int64(len(want)))
+	copy(in, src)
+	_, got, err := codec.NewIndexDecode(dst, in, codec.Options{}, int64(len(want)))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("decode through the scratch: %d bytes, %v", len(got), err)
 	}
-	sc.keep(make([]byte, 0, wholeScratchMax+wholeOutSlack+1))
-	if cap(sc.out) != 6<<20 {
-		t.Fatalf("an output past the bound was kept (cap %d)", cap(sc.out))
+	if &got[:1][0] != &dst[:1][0] {
+		t.Fatal("the decode grew the output into a new buffer")
 	}
 }
 

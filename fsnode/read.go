@@ -231,7 +231,6 @@ func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch) *codec.In
 		return nil
 	}
 	ix, out, err := codec.NewIndexDecode(dst, in, n.codecOptions(), budget)
-	sc.keep(out)
 	if err != nil {
 		return nil
 	}
@@ -257,7 +256,8 @@ func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch) *codec.In
 // worker allocate them again after most.
 type wholeScratch struct{ in, out []byte }
 
-// wholeScratchMax bounds what a scratch keeps between files.
+// wholeScratchMax bounds the input buffer a scratch allocates ahead of
+// the files that need it.
 const wholeScratchMax = 2 * fileAheadBytes
 
 // buffers returns an input buffer of inLen bytes and an empty output
@@ -273,17 +273,9 @@ func (sc *wholeScratch) buffers(inLen, budget int64) (in, out []byte) {
 }
 
 // wholeOutSlack is room past a budget's output (more than the decoder's
-// slack past its last packet).
+// slack past its last packet): NewIndexDecode then never grows the buffer,
+// since a stream whose output passes the budget fails first.
 const wholeOutSlack = 64 << 10
-
-// keep holds on to the output buffer NewIndexDecode returned (grown, for
-// a larger budget than sized for) for the next file, within
-// wholeScratchMax.
-func (sc *wholeScratch) keep(out []byte) {
-	if c := int64(cap(out)); c > int64(cap(sc.out)) && c <= wholeScratchMax+wholeOutSlack {
-		sc.out = out[:0]
-	}
-}
 
 // parallelScanMin is the shortest stream whose size scan runs on every
 // core (codec.NewIndexParallel, which cuts the stream into 512 KiB chunks),
