@@ -9,8 +9,10 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +21,7 @@ import (
 	"gcfs/assets"
 	"gcfs/codec"
 	"gcfs/discimg"
+	"gcfs/discimg/gameplay"
 	"gcfs/discimg/mkdisc"
 	"gcfs/discimg/mkdisc/mkdisctest"
 	"gcfs/fsnode"
@@ -693,5 +696,64 @@ func TestRetailTextureEdit(t *testing.T) {
 	c, _ := out.Lookup("G/LEVEL4.WAD")
 	if c.TOCStatus() != "matches" {
 		t.Fatalf("RC2.HDR: %s", c.TOCStatus())
+	}
+}
+
+// TestGameplayBlockEdit: a block of gameplay.d/ edited (a moby record added,
+// so the block grows) moves the blocks after it; the header's offsets follow,
+// the rebuilt gameplay reads the new record, and every other block keeps its
+// bytes.
+func TestGameplayBlockEdit(t *testing.T) {
+	tree, _ := original(t)
+	dir := "G/LEVEL1.WAD/gameplay.d/"
+	p := dir + "moby_instances"
+	old := read(t, tree, p)
+	static := int64(binary.LittleEndian.Uint32(old))
+	if static < 1 || 0x10+static*gameplay.MobyRecordSize > int64(len(old)) {
+		t.Fatalf("moby_instances: %d records in %d bytes", static, len(old))
+	}
+	end := 0x10 + static*gameplay.MobyRecordSize
+	rec := append([]byte(nil), old[end-gameplay.MobyRecordSize:end]...)
+	binary.LittleEndian.PutUint32(rec[0x10:], 0x7eadbeef)               // uid
+	binary.LittleEndian.PutUint32(rec[0x40:], math.Float32bits(1234.5)) // position x
+	want := append(append(append([]byte(nil), old[:end]...), rec...), old[end:]...)
+	binary.LittleEndian.PutUint32(want, uint32(static+1))
+
+	orig, err := gameplay.Read(read(t, tree, "G/LEVEL1.WAD/gameplay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _, out := rebuilt(t, Edit{p, want})
+	if got := read(t, out, p); !bytes.HasPrefix(got, want) || !isZero(got[len(want):]) {
+		t.Fatalf("%s: the rebuilt disc shows %d bytes, not the edit's %d", p, len(got), len(want))
+	}
+	if !strings.Contains(strings.Join(l.Rebuilt, ","), "G/LEVEL1.WAD/gameplay") {
+		t.Fatalf("rebuilt %v", l.Rebuilt)
+	}
+	g, err := gameplay.Read(read(t, out, "G/LEVEL1.WAD/gameplay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Mobies) != len(orig.Mobies)+1 {
+		t.Fatalf("%d mobies rebuilt, %d before", len(g.Mobies), len(orig.Mobies))
+	}
+	if m := g.Mobies[len(g.Mobies)-1]; m.UID != 0x7eadbeef || m.Position[0] != 1234.5 {
+		t.Fatalf("the added moby reads as uid %#x at %v", m.UID, m.Position)
+	}
+	moved := 0
+	for _, b := range orig.Blocks {
+		if b.Name == "moby_instances" {
+			continue
+		}
+		nb := g.Blocks[slices.IndexFunc(g.Blocks, func(x gameplay.Block) bool { return x.Slot == b.Slot })]
+		if nb.Offset != b.Offset {
+			moved++
+		}
+		if !bytes.Equal(read(t, out, dir+b.Name), read(t, tree, dir+b.Name)) {
+			t.Errorf("%s: changed by another block's edit", b.Name)
+		}
+	}
+	if moved == 0 {
+		t.Fatal("no block moved after a grown one")
 	}
 }

@@ -2,6 +2,7 @@ package rebuild
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"gcfs/discimg"
+	"gcfs/discimg/gameplay"
 )
 
 // A table is a file's table of slots in the form it was read: where each
@@ -169,6 +171,31 @@ func partsTable(path string, p *discimg.Parts) (*table, error) {
 		tb.put = func(hdr []byte, i int, off, size int64, sized bool) error {
 			return putU32(hdr, 4+4*i, off, tb.what+" item "+fmt.Sprint(i)+" offset")
 		}
+	case discimg.PartsGameplay:
+		// 39 offsets, each block running to the next greater one (LEVEL-CORE
+		// §3.1): only offsets are written, and package gameplay reads them
+		// back as gameplay.d/ was made.
+		tb.put = func(hdr []byte, i int, off, size int64, sized bool) error {
+			return putU32(hdr, 4*i, off, tb.what+" "+partName(p, i)+" offset")
+		}
+		tb.reread = func(r io.ReaderAt, size int64) (map[int][2]int64, error) {
+			var hdr [gameplay.HeaderSize]byte
+			if size >= gameplay.HeaderSize {
+				if _, err := r.ReadAt(hdr[:], 0); err != nil && !errors.Is(err, io.EOF) {
+					return nil, err
+				}
+			}
+			_, blocks, _, err := gameplay.HeaderBlocks(hdr[:], size)
+			if err != nil {
+				return nil, err
+			}
+			m := map[int][2]int64{}
+			for _, b := range blocks {
+				m[b.Slot] = [2]int64{b.Offset, b.Size}
+			}
+			return m, nil
+		}
+		return tb, nil
 	default:
 		return nil, fmt.Errorf("%s: no writer for a %q part table", path, p.Layout)
 	}
