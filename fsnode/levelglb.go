@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gcfs/discimg/levelcore"
+	"gcfs/gltf"
 	"gcfs/levelscene"
 )
 
@@ -13,8 +13,11 @@ import (
 // G/LEVELn.WAD/level.glb, a lazily sized view of the level's gameplay (its
 // user.gcfs.source), assembled by package levelscene from the decoded
 // gameplay, core_data and chunk streams this file reads, encoded by package
-// gltf. What the scene leaves out (classes without a readable mesh, blocks
-// that do not read, a sky that does not) is named in user.gcfs.left_out.
+// gltf. Its materials embed the PNG views of the level's textures (tfrag,
+// sky and class slots), as each mesh's own glb does. What the scene leaves
+// out (classes without a readable mesh, blocks that do not read, a sky that
+// does not, a texture whose PNG view fails before it is read) is named in
+// user.gcfs.left_out.
 
 // levelScenes adds level.glb to every level with a decoded gameplay and a
 // level core.
@@ -32,15 +35,39 @@ func (b *builder) levelScenes() {
 		}
 		gp, lv := gp, lv
 		b.addLazyView(gp, "level.glb", ViewGLB, func(sizeOnly bool) (encodedView, error) {
-			return levelGLB(lv, gp, core.LevelCore(), cd, sizeOnly)
+			return levelGLB(lv, gp, core, cd, sizeOnly)
 		})
 	}
 }
 
 // levelGLB reads the level's decoded streams and encodes its scene (sizes
-// it from its plan, sizeOnly).
-func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node, sizeOnly bool) (encodedView, error) {
-	in := levelscene.Input{Core: core}
+// it from its plan, sizeOnly). A texture's PNG view that fails its checks
+// (wholeSize) leaves its material plain in both encodes alike; one that
+// fails while it is read fails the encode, which must not come out at
+// another size than the sizing's.
+func levelGLB(lv, gp, coreDir *Node, cd *Node, sizeOnly bool) (encodedView, error) {
+	in := levelscene.Input{Core: coreDir.LevelCore()}
+	var readErr error
+	in.Texture = func(path string, mat *gltf.Material) error {
+		png := coreDir
+		for _, name := range strings.Split(path, "/") {
+			if png = png.Child(name); png == nil {
+				return fmt.Errorf("no %s in %s", path, coreDir.path)
+			}
+		}
+		size, err := wholeSize(png)
+		if err != nil {
+			return err
+		}
+		mat.PNGSize = size
+		if sizeOnly {
+			return nil
+		}
+		if mat.PNG, err = readWholeInto(png, make([]byte, size)); err != nil && readErr == nil { // size bounded by wholeSize
+			readErr = err
+		}
+		return nil
+	}
 	var dones []func()
 	defer func() {
 		for _, done := range dones {
@@ -82,6 +109,9 @@ func levelGLB(lv, gp *Node, core *levelcore.Core, cd *Node, sizeOnly bool) (enco
 	res, err := levelscene.Build(in)
 	if err != nil {
 		return encodedView{}, err
+	}
+	if readErr != nil {
+		return encodedView{}, readErr
 	}
 	return sceneView(res.Scene, sizeOnly, []Attr{
 		{Name: "meshes", Value: strconv.Itoa(len(res.Scene.Meshes))},

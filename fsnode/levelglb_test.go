@@ -1,10 +1,13 @@
 package fsnode
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,9 +57,74 @@ func TestLevelScene(t *testing.T) {
 			Meshes []struct {
 				Name string `json:"name"`
 			} `json:"meshes"`
+			Materials []struct {
+				Name string `json:"name"`
+				PBR  struct {
+					Tex *struct {
+						Index int `json:"index"`
+					} `json:"baseColorTexture"`
+				} `json:"pbrMetallicRoughness"`
+			} `json:"materials"`
+			Textures []struct {
+				Source int `json:"source"`
+			} `json:"textures"`
+			Images []struct {
+				BufferView int `json:"bufferView"`
+			} `json:"images"`
+			BufferViews []struct {
+				Offset int `json:"byteOffset"`
+				Length int `json:"byteLength"`
+			} `json:"bufferViews"`
 		}
 		if err := json.Unmarshal(b[20:20+n], &doc); err != nil {
 			t.Fatalf("%s: JSON chunk: %v", v.Path(), err)
+		}
+		// Every material of a texture embeds that texture's PNG view:
+		// tfrag_NNN textures/tfrag/NNN.png, sky_NNN sky.d/textures/NN.png,
+		// a class table's TABLE_NNN the PNG of a slot using entry NNN.
+		core := lv.Child("data.d").Child("core")
+		bin := b[20+n+8:]
+		textured := 0
+		for _, m := range doc.Materials {
+			var want [][]byte
+			var k int
+			switch {
+			case strings.HasPrefix(m.Name, "col_"), m.Name == "untextured":
+				if m.PBR.Tex != nil {
+					t.Errorf("%s: material %s has a texture", v.Path(), m.Name)
+				}
+				continue
+			case sscan(m.Name, "tfrag_%03d", &k):
+				want = append(want, readAll(t, mustChild(t, core, "textures", "tfrag", fmt.Sprintf("%03d.png", k))))
+			case sscan(m.Name, "sky_%03d", &k):
+				want = append(want, readAll(t, mustChild(t, core, "sky.d", "textures", fmt.Sprintf("%02d.png", k))))
+			default:
+				table, idx, _ := strings.Cut(m.Name, "_")
+				for _, kd := range []string{"mobies", "ties", "shrubs"} {
+					for _, cd := range childrenOf(core.Child(kd)) {
+						for _, png := range cd.Children {
+							tt, _ := png.Xattr(XattrPrefix + "texture_table")
+							ti, _ := png.Xattr(XattrPrefix + "table_index")
+							if i, _ := strconv.Atoi(idx); tt == table && ti == strconv.Itoa(i) && png.Name != "billboard.png" {
+								want = append(want, readAll(t, png))
+							}
+						}
+					}
+				}
+			}
+			if len(want) == 0 || m.PBR.Tex == nil {
+				t.Errorf("%s: material %s: texture %v, %d PNG views of it", v.Path(), m.Name, m.PBR.Tex, len(want))
+				continue
+			}
+			bv := doc.BufferViews[doc.Images[doc.Textures[m.PBR.Tex.Index].Source].BufferView]
+			got := bin[bv.Offset : bv.Offset+bv.Length]
+			if !slices.ContainsFunc(want, func(w []byte) bool { return bytes.Equal(w, got) }) {
+				t.Errorf("%s: material %s embeds %d bytes, not its texture's PNG", v.Path(), m.Name, len(got))
+			}
+			textured++
+		}
+		if textured == 0 {
+			t.Errorf("%s: no textured material", v.Path())
 		}
 		g, err := gameplay.Read(readAll(t, lv.Child("gameplay")))
 		if err != nil {
@@ -109,6 +177,9 @@ func TestLevelScene(t *testing.T) {
 		if len(doc.Nodes) > records+3*4+8+shells {
 			t.Errorf("%s: %d nodes for %d records", v.Path(), len(doc.Nodes), records)
 		}
+		if lo, _ := v.Xattr(XattrPrefix + "left_out"); strings.Contains(lo, "texture") {
+			t.Errorf("%s: left out %q", v.Path(), lo)
+		}
 		if lo, _ := v.Xattr(XattrPrefix + "left_out"); nl > 0 && !strings.Contains(lo, "moby ") && !strings.Contains(lo, "tie ") && !strings.Contains(lo, "shrub ") {
 			t.Errorf("%s: %d instances left out, left_out says %q", v.Path(), nl, lo)
 		}
@@ -125,4 +196,28 @@ func TestLevelScene(t *testing.T) {
 		t.Errorf("logged %q", logs.Lines())
 	}
 	gltftest.RequireValid(t, gltftest.Validate(t, files...))
+}
+
+func sscan(s, format string, v *int) bool {
+	_, err := fmt.Sscanf(s, format, v)
+	return err == nil && fmt.Sprintf(format, *v) == s
+}
+
+func mustChild(t *testing.T, n *Node, names ...string) *Node {
+	t.Helper()
+	for _, name := range names {
+		c := n.Child(name)
+		if c == nil {
+			t.Fatalf("%s: no %s", n.Path(), name)
+		}
+		n = c
+	}
+	return n
+}
+
+func childrenOf(n *Node) []*Node {
+	if n == nil {
+		return nil
+	}
+	return n.Children
 }

@@ -14,8 +14,11 @@
 // is bounded by the records (one a record, one a static block, one a sky
 // shell (at most 8), six group nodes). The sky is every shell of the sky
 // block, under a node "sky". Materials are one per texture the meshes
-// reference, named by table and index and coloured apart, without
-// their PNGs (the class views carry those).
+// reference, named by table and index. Where the caller gives textures
+// (Input.Texture), each embeds its PNG, found by the path of the tree's PNG
+// view below the level core (TexturePath: the tree and mkdisc resolve the
+// same names); a texture that cannot be had leaves its material a plain
+// colour, named in Result.LeftOut. Collision materials are colours only.
 package levelscene
 
 import (
@@ -35,24 +38,50 @@ type sceneBuilder struct {
 	s         gltf.Scene
 	materials map[string]int
 	leftOut   []string
+	texture   func(path string, mat *gltf.Material) error
 }
 
-func (sb *sceneBuilder) material(name string) int {
-	if i, ok := sb.materials[name]; ok {
+// A texRef is a material a mesh's texture reference names: its name (by
+// table and index), the core-relative path of its PNG ("" for none: a
+// collision type, a slot past the class's table) and the alpha mode the
+// mesh's own glb gives it.
+type texRef struct {
+	name, path, alpha string
+}
+
+// TexturePath is the path, relative to a level core's directory
+// (data.d/core/), of the PNG view of a class's texture slot: the tree's
+// mobies|ties|shrubs/OOOO/SS.png.
+func TexturePath(kind levelcore.ClassKind, oclass int32, slot int) string {
+	dir := map[levelcore.ClassKind]string{levelcore.Moby: "mobies", levelcore.Tie: "ties", levelcore.Shrub: "shrubs"}[kind]
+	return fmt.Sprintf("%s/%04d/%02d.png", dir, oclass, slot)
+}
+
+func (sb *sceneBuilder) material(r texRef) int {
+	if i, ok := sb.materials[r.name]; ok {
 		return i
 	}
 	h := fnv.New32a()
-	h.Write([]byte(name))
+	h.Write([]byte(r.name))
 	v := h.Sum32()
 	c := func(k uint) float32 { return 0.25 + 0.75*float32((v>>k)&0xff)/255 }
-	sb.s.Materials = append(sb.s.Materials, gltf.Material{Name: name, BaseColor: [4]float32{c(0), c(8), c(16), 1}})
-	sb.materials[name] = len(sb.s.Materials) - 1
+	m := gltf.Material{Name: r.name, BaseColor: [4]float32{c(0), c(8), c(16), 1}}
+	if r.path != "" && sb.texture != nil {
+		t := gltf.Material{Name: r.name, BaseColor: [4]float32{1, 1, 1, 1}, AlphaMode: r.alpha}
+		if err := sb.texture(r.path, &t); err != nil {
+			sb.leftOut = append(sb.leftOut, fmt.Sprintf("texture %s (%s): %v", r.name, r.path, err))
+		} else {
+			m = t
+		}
+	}
+	sb.s.Materials = append(sb.s.Materials, m)
+	sb.materials[r.name] = len(sb.s.Materials) - 1
 	return len(sb.s.Materials) - 1
 }
 
 // addMesh adds m as a Scene mesh whose triangles' Tex name their material
 // through texName; -1 when it has no triangles.
-func (sb *sceneBuilder) addMesh(name string, m *mesh.Mesh, texName func(tex int32) string) int {
+func (sb *sceneBuilder) addMesh(name string, m *mesh.Mesh, texName func(tex int32) texRef) int {
 	if m == nil || len(m.Triangles) == 0 {
 		return -1
 	}
@@ -117,6 +146,11 @@ type Input struct {
 	Core     *levelcore.Core
 	CoreData []byte
 	Chunks   [][2][]byte
+	// Texture, when set, gives a material the PNG at path below the level
+	// core's directory (textures/tfrag/NNN.png, sky.d/textures/NN.png,
+	// TexturePath): its bytes, or where the glb is only sized, its length
+	// (PNGSize). An error leaves that material a plain colour.
+	Texture func(path string, mat *gltf.Material) error
 }
 
 // Result is the scene and what it leaves out.
@@ -147,7 +181,7 @@ func Build(in Input) (*Result, error) {
 		}
 		return data[bl.Offset : bl.Offset+bl.Size], nil
 	}
-	sb := &sceneBuilder{materials: map[string]int{}}
+	sb := &sceneBuilder{materials: map[string]int{}, texture: in.Texture}
 	var roots []int
 	// tfrags and collision: the core's blocks, then each chunk's streams
 	var tfragNodes, collNodes []int
@@ -163,9 +197,11 @@ func Build(in Input) (*Result, error) {
 			sb.leftOut = append(sb.leftOut, fmt.Sprintf("%s: %v", what, err))
 			return
 		}
-		texName := func(t int32) string { return fmt.Sprintf("tfrag_%03d", t) }
+		texName := func(t int32) texRef {
+			return texRef{fmt.Sprintf("tfrag_%03d", t), fmt.Sprintf("textures/tfrag/%03d.png", t), "MASK"}
+		}
 		if coll {
-			texName = func(t int32) string { return fmt.Sprintf("col_%02x", t&0xff) }
+			texName = func(t int32) texRef { return texRef{name: fmt.Sprintf("col_%02x", t&0xff)} }
 		}
 		mi := sb.addMesh(name, m, texName)
 		if mi < 0 {
@@ -202,7 +238,9 @@ func Build(in Input) (*Result, error) {
 			if shells, err = mesh.ReadSky(b); err == nil {
 				for i := range shells {
 					name := fmt.Sprintf("sky_shell%d", i)
-					if mi := sb.addMesh(name, &shells[i], func(t int32) string { return fmt.Sprintf("sky_%03d", t) }); mi >= 0 {
+					if mi := sb.addMesh(name, &shells[i], func(t int32) texRef {
+						return texRef{fmt.Sprintf("sky_%03d", t), fmt.Sprintf("sky.d/textures/%02d.png", t), "BLEND"}
+					}); mi >= 0 {
 						skyNodes = append(skyNodes, sb.node(gltf.Node{Name: name, Mesh: mi}))
 					}
 				}
@@ -265,13 +303,13 @@ func Build(in Input) (*Result, error) {
 				why = err.Error()
 				break
 			}
-			texName := func(t int32) string {
+			texName := func(t int32) texRef {
 				for _, s := range cl.Slots {
 					if int32(s.Slot) == t {
-						return fmt.Sprintf("%s_%03d", s.Texture.Table, s.TableIndex)
+						return texRef{fmt.Sprintf("%s_%03d", s.Texture.Table, s.TableIndex), TexturePath(kind, o, s.Slot), ""}
 					}
 				}
-				return fmt.Sprintf("%s_%d_slot%d", kind, o, t)
+				return texRef{name: fmt.Sprintf("%s_%d_slot%d", kind, o, t)}
 			}
 			if mi = sb.addMesh(fmt.Sprintf("%s_%d", kind, o), m, texName); mi < 0 {
 				why = "no triangles"

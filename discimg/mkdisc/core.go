@@ -231,16 +231,18 @@ func (g *gen) levelCore(row levelRow, plain int) (*levelcore.Built, []ManifestEn
 			return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
 		}
 	}
-	files, err := coreFiles(d, b)
+	pngs := map[string][]byte{}
+	files, err := coreFiles(d, b, pngs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
 	}
-	sf, err := skyFiles(skyDesc, sky)
+	sf, err := skyFiles(skyDesc, sky, pngs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s core: %w", row.File, err)
 	}
 	files = append(files, sf...)
 	g.levelDescs.Store(row.File, d) // the chunks' glbs embed its tfrag textures (meshes.go)
+	g.levelPNGs.Store(row.File, pngs)
 	return b, files, nil
 }
 
@@ -256,8 +258,9 @@ func bitsLen(n int) int {
 // coreFiles are the files data.d/core/ shows (paths relative to data.d/):
 // blocks as the ranges between consecutive block starts (the boundary rule
 // on a core whose every block starts a new region), textures as the PNGs of
-// the description's pixels and palettes.
-func coreFiles(d *levelcore.Desc, b *levelcore.Built) ([]ManifestEntry, error) {
+// the description's pixels and palettes (their bytes kept in pngs by path
+// below core/).
+func coreFiles(d *levelcore.Desc, b *levelcore.Built, pngs map[string][]byte) ([]ManifestEntry, error) {
 	h := b.Header
 	starts := []int64{int64(h.Tfrags), int64(h.Occlusion), int64(h.Sky), int64(h.Collision), int64(h.TexturesBase), int64(len(b.Data))}
 	for _, at := range [][]int32{b.MobyAt, b.TieAt, b.ShrubAt, b.SeqAt[:]} {
@@ -285,6 +288,7 @@ func coreFiles(d *levelcore.Desc, b *levelcore.Built) ([]ManifestEntry, error) {
 		}
 		b := assets.EncodePNG(t)
 		file(path, b)
+		pngs[path] = b
 		return b
 	}
 	// tfrags runs to the next non-zero of occlusion, sky, collision

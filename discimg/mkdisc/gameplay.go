@@ -298,8 +298,9 @@ func gameplayJSON(path string, plain []byte) []byte {
 }
 
 // levelGLB is the tree's G/LEVELn.WAD/level.glb of a level whose lumps are
-// built (package levelscene over the same decoded bytes the tree reads).
-func levelGLB(row levelRow, lumps [levelSlots]*lumpContent) []ManifestEntry {
+// built (package levelscene over the same decoded bytes the tree reads, its
+// materials embedding the PNGs coreFiles and skyFiles made).
+func (g *gen) levelGLB(row levelRow, lumps [levelSlots]*lumpContent) []ManifestEntry {
 	gp, data := lumps[slotGameplay], lumps[slotData]
 	if gp == nil || gp.decoded == nil || data == nil || data.core == nil {
 		return nil
@@ -309,6 +310,18 @@ func levelGLB(row levelRow, lumps [levelSlots]*lumpContent) []ManifestEntry {
 		panic(fmt.Sprintf("mkdisc: %s: its core does not read: %v", row.File, err))
 	}
 	in := levelscene.Input{Gameplay: gp.decoded.plain, Core: core, CoreData: data.core.Data}
+	var pngs map[string][]byte
+	if v, ok := g.levelPNGs.LoadAndDelete(row.File); ok {
+		pngs = v.(map[string][]byte)
+	}
+	in.Texture = func(path string, mat *gltf.Material) error {
+		b, ok := pngs[path]
+		if !ok {
+			return fmt.Errorf("no %s in the core", path)
+		}
+		mat.PNG = b
+		return nil
+	}
 	for k := 0; k < 3; k++ {
 		var ch [2][]byte
 		if l := lumps[slotChunk0+k]; l != nil && l.chunk[0] != nil {

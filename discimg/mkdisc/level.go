@@ -143,7 +143,7 @@ func (g *gen) buildLevel(row levelRow, inv invFile) (*genFile, error) {
 		}
 		e := treeEntry{idx: s, name: lumpNames[s], off: base, n: n, decoded: l.decoded, parts: l.parts, extra: l.extra}
 		if s == slotGameplay {
-			e.beside = levelGLB(row, lumps)
+			e.beside = g.levelGLB(row, lumps)
 		}
 		if l.chunk[0] != nil {
 			// each stream runs to the other's start, the last to the lump's end

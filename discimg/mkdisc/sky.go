@@ -70,8 +70,9 @@ func skyCluster(rng *rand.Rand, shell, k int, untextured bool, fx, n int) levelc
 
 // skyFiles are the files data.d/core/ shows of the sky d, laid out as
 // block (paths relative to data.d/): sky.d/textures/NN.png, a PNG a texture
-// def named by its def index, and sky.glb beside the block.
-func skyFiles(d *levelcore.SkyDesc, block []byte) ([]ManifestEntry, error) {
+// def named by its def index, and sky.glb beside the block. The PNGs' bytes
+// are kept in kept by path below core/.
+func skyFiles(d *levelcore.SkyDesc, block []byte, kept map[string][]byte) ([]ManifestEntry, error) {
 	var out []ManifestEntry
 	pngs := map[int32][]byte{}
 	for i, t := range d.Textures {
@@ -85,6 +86,7 @@ func skyFiles(d *levelcore.SkyDesc, block []byte) ([]ManifestEntry, error) {
 		}
 		b := assets.EncodePNG(tex)
 		pngs[int32(i)] = b
+		kept[fmt.Sprintf("sky.d/textures/%02d.png", i)] = b
 		out = append(out, ManifestEntry{Path: fmt.Sprintf("core/sky.d/textures/%02d.png", i), Size: int64(len(b)), SHA1: sha1Hex(b)})
 	}
 	glb, _, err := gltf.EncodeSky("sky", block, func(tex int32) ([]byte, error) {

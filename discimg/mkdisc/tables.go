@@ -91,6 +91,9 @@ type gen struct {
 	// levelDescs: a level's core description by row.File, for its chunks'
 	// glb views (meshes.go)
 	levelDescs sync.Map
+	// levelPNGs: the bytes of a level core's PNG views by path below
+	// data.d/core/, by row.File, for its level.glb (gameplay.go)
+	levelPNGs sync.Map
 }
 
 func (g *gen) small() bool { return g.layout == Small }
