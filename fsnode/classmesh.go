@@ -33,8 +33,8 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 	kind := string(cl.Kind)
 	add := func(file string, lod mesh.LOD) {
 		name := gltf.ClassMeshName(kind, cl.OClass, lod)
-		b.addLazyView(src, file, ViewGLB, func(sizeOnly bool) (encodedView, error) {
-			block, done, err := readSource(src)
+		v := b.addLazyView(src, file, ViewGLB, func(ec *encodeCtx) (encodedView, error) {
+			block, done, err := ec.source(src)
 			if err != nil {
 				return encodedView{}, err
 			}
@@ -46,7 +46,7 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 				if n == nil {
 					continue // a slot whose texture was left out: a plain material
 				}
-				if err := embedPNG(&tex[k], n, sizeOnly); err != nil {
+				if err := ec.png(&tex[k], n); err != nil {
 					return encodedView{}, fmt.Errorf("texture slot %d: %w", k, err)
 				}
 			}
@@ -54,8 +54,11 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 			if err != nil {
 				return encodedView{}, err
 			}
-			return sceneView(gltf.ClassScene(name, m, tex), sizeOnly, meshAttrs(m))
+			return sceneView(gltf.ClassScene(name, m, tex), ec.sizeOnly, meshAttrs(m))
 		})
+		if v != nil {
+			v.vm.lazy.deps = func() []*Node { return nonNil(pngs) }
+		}
 	}
 	add("mesh.glb", mesh.High)
 	if cl.Kind == levelcore.Moby {

@@ -3,6 +3,7 @@ package fsnode
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"gcfs/assets"
 	"gcfs/codec"
@@ -16,7 +17,12 @@ import (
 // mechanism serves every kind: the node's current bytes are its edit's, or
 // else computed from the current bytes of what it is computed from, or else
 // the disc's. Enclosing files (a lump, a container) are not computed from
-// their parts here: they show an edit only in the rebuilt image.
+// their parts here: they show an edit only in the rebuilt image. A lazily
+// sized view (gameplay.json, a glb) is derived by its own encode, reading
+// each of its inputs (its source, its textures, level.glb's core_data and
+// chunks: lazyView.deps) through an encodeCtx that gives an input's edit
+// where it has one; a part of an input (a class block inside core_data that
+// level.glb slices out itself) is not one of its inputs.
 
 // EditedFunc gives the edited bytes of a node (its overlay copy), ok false
 // when it has none.
@@ -56,6 +62,19 @@ func (n *Node) derived(edited EditedFunc, depth int) ([]byte, bool, error) {
 			// Level textures (the level core) are computed from the core's
 			// blocks; their edits follow with the level core's rebuild.
 			return nil, false, nil
+		}
+		if l := n.vm.lazy; l != nil {
+			ec := &encodeCtx{edited: edited, depth: depth}
+			e, err := l.encode(ec)
+			switch {
+			case !ec.usedEdit:
+				return nil, false, nil // (an encode that fails on the disc's bytes fails as the view)
+			case err != nil:
+				return nil, true, fmt.Errorf("%s from the edits it is made of: %w: %w", n.Name, ErrNotDerived, err)
+			case int64(len(e.data)) > maxDerived:
+				return nil, true, fmt.Errorf("%s from the edits it is made of: %w: %d bytes, more than %d", n.Name, ErrNotDerived, len(e.data), int64(maxDerived))
+			}
+			return e.data, true, nil
 		}
 		src, ok, err := n.vm.source.current(edited, depth)
 		if !ok || err != nil {
@@ -139,6 +158,7 @@ func (n *Node) viewOf(src []byte) ([]byte, error) {
 // a NAME.wad, and theirs, outward): what shows an edit of n at once.
 func (n *Node) Dependents() []*Node {
 	var out []*Node
+	seen := map[*Node]bool{}
 	var add func(m *Node, depth int)
 	add = func(m *Node, depth int) {
 		if depth > 4 || m.Parent == nil {
@@ -146,29 +166,67 @@ func (n *Node) Dependents() []*Node {
 		}
 		for _, c := range m.Parent.Children {
 			switch {
-			case c.vm != nil && c.vm.source == m:
+			case c.vm != nil && c.vm.source == m && !seen[c]:
+				seen[c] = true
 				out = append(out, c)
 				add(c, depth+1)
 			case c.viewDirOf == m:
 				for _, v := range c.Children {
-					if v.vm != nil && v.vm.source == m {
+					if v.vm != nil && v.vm.source == m && !seen[v] {
+						seen[v] = true
 						out = append(out, v)
 					}
 				}
 			}
 		}
-		if m.wadOf != nil {
+		if m.wadOf != nil && !seen[m.wadOf] {
+			seen[m.wadOf] = true
 			out = append(out, m.wadOf)
 			add(m.wadOf, depth+1)
 		}
 	}
 	add(n, 0)
+	// The lazily sized views that read n or one of those besides their
+	// source (lazyView.deps): in n's top container (G/X.WAD), where every
+	// view's inputs lie.
+	reads := append([]*Node{n}, out...)
+	top := n
+	for top.Parent != nil && top.Parent.Parent != nil && top.Parent.Parent.Parent != nil {
+		top = top.Parent
+	}
+	_ = walk(top, func(v *Node) error {
+		if v.vm == nil || v.vm.lazy == nil || v.vm.lazy.deps == nil || seen[v] {
+			return nil
+		}
+		for _, d := range v.vm.lazy.deps() {
+			if slices.Contains(reads, d) {
+				seen[v] = true
+				out = append(out, v)
+				break
+			}
+		}
+		return nil
+	})
 	return out
 }
 
 // Sources are the nodes n is computed from, nearest first (a view's
 // source, a decoded file's NAME.wad, theirs): the edits n shows.
 func (n *Node) Sources() []*Node {
+	if n.vm != nil && n.vm.lazy != nil && n.vm.lazy.deps != nil {
+		// the source and every other input, and what each is computed from
+		var out []*Node
+		seen := map[*Node]bool{}
+		for _, d := range append([]*Node{n.vm.source}, n.vm.lazy.deps()...) {
+			for _, m := range append([]*Node{d}, d.Sources()...) {
+				if m != nil && !seen[m] {
+					seen[m] = true
+					out = append(out, m)
+				}
+			}
+		}
+		return out
+	}
 	var out []*Node
 	for m, i := n, 0; m != nil && i < 4; i++ {
 		var next *Node

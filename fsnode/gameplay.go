@@ -44,7 +44,7 @@ func (b *builder) gameplayBlocks(n *Node) {
 	}
 	if childNamed(n.Parent, "gameplay.json") == nil {
 		var logOnce sync.Once
-		b.addLazyView(n, "gameplay.json", ViewJSON, func(sizeOnly bool) (encodedView, error) { return n.gameplayJSON(&logOnce, sizeOnly) })
+		b.addLazyView(n, "gameplay.json", ViewJSON, func(ec *encodeCtx) (encodedView, error) { return n.gameplayJSON(&logOnce, ec) })
 	}
 	if childNamed(n.Parent, "gameplay.d") != nil {
 		return
@@ -104,22 +104,13 @@ func (b *builder) gameplayBlocks(n *Node) {
 // gameplayJSON encodes gameplay.json: the whole decoded stream read by
 // package gameplay, its document written in key order. Every block, record
 // or field left undecoded is logged once (the first encode), one line each.
-func (n *Node) gameplayJSON(logOnce *sync.Once, sizeOnly bool) (encodedView, error) {
-	r, err := n.openForModel()
+func (n *Node) gameplayJSON(logOnce *sync.Once, ec *encodeCtx) (encodedView, error) {
+	sizeOnly := ec.sizeOnly
+	b, done, err := ec.source(n)
 	if err != nil {
-		return encodedView{}, err
-	}
-	size := r.Size()
-	if size > n.tree.opt.MaxDecoded {
-		return encodedView{}, fmt.Errorf("a %d-byte gameplay is more than --max-decoded (%d)", size, n.tree.opt.MaxDecoded)
-	}
-	b := make([]byte, size) // bounded by --max-decoded
-	if got, err := r.ReadAt(b, 0); int64(got) != size {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
 		return encodedView{}, fmt.Errorf("reading the gameplay: %w", err)
 	}
+	defer done() // (the document holds b: written out before this returns)
 	g, err := gameplay.Read(b)
 	if err != nil {
 		return encodedView{}, err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"gcfs/gltf"
 )
 
 // Lazily sized views: a view whose exact size is not known from the index
@@ -57,14 +59,63 @@ func (e encodedView) length() int64 {
 // the views ahead of a walk keeps no bytes, and a first find of the retail
 // tree sizes 10,441 glbs. Whatever it returns, it must fail where the full
 // encode fails and give the full encode's length: its tests compare the
-// two on every view of a generated disc.
-type viewEncoder func(sizeOnly bool) (encodedView, error)
+// two on every view of a generated disc. It reads what it is made of
+// through ec (its source, a glb's textures), so that the same encode
+// derives the view from edits (derive.go).
+type viewEncoder func(ec *encodeCtx) (encodedView, error)
+
+// encodeCtx is what one encode of a lazily sized view reads its inputs
+// through: the disc's bytes, or, where the view is derived from edits
+// (edited set, derive.go), an input's current bytes where it has an edit
+// or is computed from one.
+type encodeCtx struct {
+	sizeOnly bool
+	edited   EditedFunc
+	depth    int
+	usedEdit bool // an input read was an edit's (or computed from one)
+}
+
+// source reads input n whole: readSource's pooled buffer (done returns
+// it), or n's edited bytes.
+func (ec *encodeCtx) source(n *Node) ([]byte, func(), error) {
+	if b, ok, err := ec.current(n); ok || err != nil {
+		return b, func() {}, err
+	}
+	return readSource(n)
+}
+
+// current is n's bytes with the edits when it has an edit or is computed
+// from one (ok), nothing when the disc's bytes are current.
+func (ec *encodeCtx) current(n *Node) ([]byte, bool, error) {
+	if ec.edited == nil {
+		return nil, false, nil
+	}
+	b, ok, err := n.current(ec.edited, ec.depth)
+	if ok {
+		ec.usedEdit = true
+	}
+	return b, ok, err
+}
+
+// png gives a glb's material the PNG view png: its edited bytes, or the
+// disc's (embedPNG: its size alone for a size-only encode).
+func (ec *encodeCtx) png(mat *gltf.Material, png *Node) error {
+	if b, ok, err := ec.current(png); ok || err != nil {
+		mat.PNG = b
+		return err
+	}
+	return embedPNG(mat, png, ec.sizeOnly)
+}
 
 // lazyView is a lazily sized view's state (viewMeta.lazy).
 type lazyView struct {
 	encode viewEncoder
-	once   sync.Once
-	err    error // the encoder's, or a size out of bounds: the view has no file
+	// deps: the nodes the encode reads besides the view's source (a glb's
+	// textures, level.glb's core_data and chunks), nil for none: what an
+	// edit of which the view shows at once (Sources, Dependents)
+	deps func() []*Node
+	once sync.Once
+	err  error // the encoder's, or a size out of bounds: the view has no file
 	// fromSide: the size came from the sidecar (not yet proven by an encode)
 	fromSide bool
 	failed   atomic.Bool // sized, and err is set
@@ -96,7 +147,7 @@ func (t *Tree) maxLazyView() int64 { return t.opt.MaxDecoded }
 func (n *Node) runEncode(sizeOnly bool) (encodedView, error) {
 	l := n.vm.lazy
 	n.tree.viewEncodes.Add(1)
-	e, err := l.encode(sizeOnly)
+	e, err := l.encode(&encodeCtx{sizeOnly: sizeOnly})
 	if err != nil {
 		return encodedView{}, err
 	}

@@ -47,7 +47,7 @@ func addTestLazyView(t *testing.T, tree *Tree, name string, enc viewEncoder) (*N
 }
 
 func countingEncoder(data []byte, calls *atomic.Int64) viewEncoder {
-	return func(bool) (encodedView, error) {
+	return func(*encodeCtx) (encodedView, error) {
 		calls.Add(1)
 		return encodedView{data: bytes.Clone(data), attrs: []Attr{{"vertices", "12"}}}, nil
 	}
@@ -151,7 +151,7 @@ func TestLazyViewKeptEvicted(t *testing.T) {
 func TestLazyViewFails(t *testing.T) {
 	d := writeDisc(t)
 	tree, logs := openDisc(t, d.Path, -1, Options{})
-	v, src := addTestLazyView(t, tree, "bad.test", func(bool) (encodedView, error) {
+	v, src := addTestLazyView(t, tree, "bad.test", func(*encodeCtx) (encodedView, error) {
 		return encodedView{}, errors.New("packet 3 runs past its block")
 	})
 	if v.ViewFailed() {

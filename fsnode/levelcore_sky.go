@@ -69,8 +69,8 @@ func (b *builder) skyDir(core *Node, c *levelcore.Core, cd *Node) {
 // with the PNG views of sky.d/textures/ embedded, a lazily sized view
 // (lazyview.go) like tfrags.glb.
 func (b *builder) skyMeshView(src, textures *Node) {
-	b.addLazyView(src, "sky.glb", ViewGLB, func(sizeOnly bool) (encodedView, error) {
-		block, done, err := readSource(src)
+	v := b.addLazyView(src, "sky.glb", ViewGLB, func(ec *encodeCtx) (encodedView, error) {
+		block, done, err := ec.source(src)
 		if err != nil {
 			return encodedView{}, err
 		}
@@ -80,7 +80,7 @@ func (b *builder) skyMeshView(src, textures *Node) {
 			if png == nil {
 				return fmt.Errorf("sky texture %d has no PNG in %s", tex, textures.path)
 			}
-			return embedPNG(mat, png, sizeOnly)
+			return ec.png(mat, png)
 		})
 		if err != nil {
 			return encodedView{}, err
@@ -89,12 +89,15 @@ func (b *builder) skyMeshView(src, textures *Node) {
 		for _, m := range shells {
 			nv, nt = nv+len(m.Positions), nt+len(m.Triangles)
 		}
-		return sceneView(scene, sizeOnly, []Attr{
+		return sceneView(scene, ec.sizeOnly, []Attr{
 			{"shells", strconv.Itoa(len(shells))},
 			{"vertices", strconv.Itoa(nv)},
 			{"triangles", strconv.Itoa(nt)},
 		})
 	})
+	if v != nil {
+		v.vm.lazy.deps = func() []*Node { return append([]*Node(nil), textures.List()...) }
+	}
 }
 
 // skyTable is the bytes a sky texture listing reads of the sky block: its

@@ -34,9 +34,12 @@ func (b *builder) levelScenes() {
 			continue
 		}
 		gp, lv := gp, lv
-		b.addLazyView(gp, "level.glb", ViewGLB, func(sizeOnly bool) (encodedView, error) {
-			return levelGLB(lv, gp, core, cd, sizeOnly)
+		v := b.addLazyView(gp, "level.glb", ViewGLB, func(ec *encodeCtx) (encodedView, error) {
+			return levelGLB(lv, gp, core, cd, ec)
 		})
+		if v != nil {
+			v.vm.lazy.deps = func() []*Node { return levelInputs(lv, core, cd) }
+		}
 	}
 }
 
@@ -45,7 +48,8 @@ func (b *builder) levelScenes() {
 // (wholeSize) leaves its material plain in both encodes alike; one that
 // fails while it is read fails the encode, which must not come out at
 // another size than the sizing's.
-func levelGLB(lv, gp, coreDir *Node, cd *Node, sizeOnly bool) (encodedView, error) {
+func levelGLB(lv, gp, coreDir *Node, cd *Node, ec *encodeCtx) (encodedView, error) {
+	sizeOnly := ec.sizeOnly
 	in := levelscene.Input{Core: coreDir.LevelCore()}
 	var readErr error
 	in.Texture = func(path string, mat *gltf.Material) error {
@@ -54,6 +58,10 @@ func levelGLB(lv, gp, coreDir *Node, cd *Node, sizeOnly bool) (encodedView, erro
 			if png = png.Child(name); png == nil {
 				return fmt.Errorf("no %s in %s", path, coreDir.path)
 			}
+		}
+		if b, ok, err := ec.current(png); ok || err != nil {
+			mat.PNG = b
+			return err
 		}
 		size, err := wholeSize(png)
 		if err != nil {
@@ -75,7 +83,7 @@ func levelGLB(lv, gp, coreDir *Node, cd *Node, sizeOnly bool) (encodedView, erro
 		}
 	}()
 	read := func(n *Node) ([]byte, error) {
-		b, done, err := readSource(n)
+		b, done, err := ec.source(n)
 		dones = append(dones, done)
 		return b, err
 	}
@@ -87,21 +95,15 @@ func levelGLB(lv, gp, coreDir *Node, cd *Node, sizeOnly bool) (encodedView, erro
 		return encodedView{}, err
 	}
 	var unread []string
-	for k := 0; k < 3; k++ {
-		d := childNamed(lv, fmt.Sprintf("chunk%d.d", k))
+	for k, d := range levelChunks(lv) {
 		var ch [2][]byte
-		if d == nil {
-			in.Chunks = append(in.Chunks, ch)
-			continue
-		}
-		for j, name := range []string{"tfrags", "collision"} {
-			n := childNamed(d, name)
-			if n == nil || n.Kind != Decoded {
+		for j, n := range d {
+			if n == nil {
 				continue
 			}
 			if ch[j], err = read(n); err != nil {
 				ch[j] = nil
-				unread = append(unread, fmt.Sprintf("chunk%d %s: %v", k, name, err))
+				unread = append(unread, fmt.Sprintf("chunk%d %s: %v", k, n.Name, err))
 			}
 		}
 		in.Chunks = append(in.Chunks, ch)
@@ -119,4 +121,50 @@ func levelGLB(lv, gp, coreDir *Node, cd *Node, sizeOnly bool) (encodedView, erro
 		{Name: "instances_left_out", Value: strconv.Itoa(res.InstancesLeftOut)},
 		{Name: "left_out", Value: strings.Join(append(res.LeftOut, unread...), "; ")},
 	})
+}
+
+// levelChunks are the decoded tfrags and collision streams of the level's
+// chunk0.d/ .. chunk2.d/ (nil where there is none).
+func levelChunks(lv *Node) [3][2]*Node {
+	var out [3][2]*Node
+	for k := range out {
+		d := childNamed(lv, fmt.Sprintf("chunk%d.d", k))
+		if d == nil {
+			continue
+		}
+		for j, name := range []string{"tfrags", "collision"} {
+			if n := childNamed(d, name); n != nil && n.Kind == Decoded {
+				out[k][j] = n
+			}
+		}
+	}
+	return out
+}
+
+// levelInputs are what level.glb reads besides its gameplay: core_data,
+// the chunks' streams, and the PNG views of the level's textures (tfrag,
+// sky, class slots).
+func levelInputs(lv, coreDir, cd *Node) []*Node {
+	out := []*Node{cd}
+	for _, ch := range levelChunks(lv) {
+		out = append(out, nonNil(ch[:])...)
+	}
+	out = append(out, tfragPNGs(func() *Node { return coreDir })...)
+	if t := coreDir.Child("sky.d"); t != nil {
+		if tx := t.Child("textures"); tx != nil {
+			out = append(out, tx.List()...)
+		}
+	}
+	for _, kind := range []string{"mobies", "ties", "shrubs"} {
+		if kd := coreDir.Child(kind); kd != nil {
+			for _, cdir := range kd.Children {
+				for _, c := range cdir.Children {
+					if c.vm != nil && c.vm.kind == ViewPNG {
+						out = append(out, c)
+					}
+				}
+			}
+		}
+	}
+	return out
 }

@@ -75,9 +75,34 @@ func (b *builder) chunkMeshViews() {
 // directory whose textures/tfrag/ the tfrags' textures are.
 func (b *builder) meshView(src *Node, kind meshKind, core func() *Node) {
 	var v *Node
-	v = b.addLazyView(src, src.Name+".glb", ViewGLB, func(sizeOnly bool) (encodedView, error) {
-		return encodeMeshView(v, src, kind, core, sizeOnly)
+	v = b.addLazyView(src, src.Name+".glb", ViewGLB, func(ec *encodeCtx) (encodedView, error) {
+		return encodeMeshView(v, src, kind, core, ec)
 	})
+	if v != nil && kind == meshTfrags {
+		v.vm.lazy.deps = func() []*Node { return tfragPNGs(core) }
+	}
+}
+
+// tfragPNGs are the level's tfrag texture PNG views (core/textures/tfrag/).
+func tfragPNGs(core func() *Node) []*Node {
+	if c := core(); c != nil {
+		if t := c.Child("textures"); t != nil {
+			if tf := t.Child("tfrag"); tf != nil {
+				return append([]*Node(nil), tf.Children...)
+			}
+		}
+	}
+	return nil
+}
+
+func nonNil(ns []*Node) []*Node {
+	var out []*Node
+	for _, n := range ns {
+		if n != nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // readWhole reads a node's bytes (bounded by --max-decoded).
@@ -140,8 +165,8 @@ func readSource(n *Node) (b []byte, done func(), err error) {
 	return b, done, nil
 }
 
-func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, sizeOnly bool) (encodedView, error) {
-	block, done, err := readSource(src)
+func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, ec *encodeCtx) (encodedView, error) {
+	block, done, err := ec.source(src)
 	if err != nil {
 		return encodedView{}, err
 	}
@@ -154,7 +179,7 @@ func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, sizeOnly boo
 			if err != nil {
 				return err
 			}
-			if err := embedPNG(mat, png, sizeOnly); err != nil {
+			if err := ec.png(mat, png); err != nil {
 				return fmt.Errorf("tfrag texture %d: %w", tex, err)
 			}
 			return nil
@@ -165,7 +190,7 @@ func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, sizeOnly boo
 	if err != nil {
 		return encodedView{}, err
 	}
-	return sceneView(s, sizeOnly, meshAttrs(m))
+	return sceneView(s, ec.sizeOnly, meshAttrs(m))
 }
 
 // meshAttrs is a one-mesh glb's attributes: its vertex and triangle counts.

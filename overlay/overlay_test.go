@@ -2,17 +2,24 @@ package overlay
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"gcfs/assets"
 	"gcfs/discimg"
+	"gcfs/discimg/gameplay"
 	"gcfs/discimg/mkdisc"
 	"gcfs/discimg/mkdisc/mkdisctest"
 	"gcfs/fsnode"
+	"gcfs/gltf"
 )
 
 var smallDisc struct {
@@ -179,5 +186,134 @@ func TestDependents(t *testing.T) {
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%s: dependents %v, want %v", p, got, want)
 		}
+	}
+}
+
+// TestDerivedLazyViews: the views a level's blocks are encoded into
+// (gameplay.json, level.glb, a class's glbs) follow an edit of what they
+// are made of: the gameplay (a moby moved), a class's texture slot PNG (the
+// glbs embed the new bytes), a class block (the same bytes: the same glb).
+// Each edited node names them among its dependents.
+func TestDerivedLazyViews(t *testing.T) {
+	tree := smallTree(t)
+	dir := t.TempDir()
+	ov, err := New(tree, dir, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived := func(p string) []byte {
+		t.Helper()
+		n, err := tree.Lookup(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ok, err := ov.Derived(p, n)
+		if !ok || err != nil {
+			t.Fatalf("%s: ok %v, %v", p, ok, err)
+		}
+		return b
+	}
+	dependents := func(p string) string {
+		n, err := tree.Lookup(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range n.Dependents() {
+			got = append(got, d.Path())
+		}
+		return strings.Join(got, " ")
+	}
+	lv := "G/LEVEL1.WAD/"
+	// The gameplay written back as it is: the views are the disc's.
+	gp := readNode(t, tree, lv+"gameplay")
+	edit(t, dir, lv+"gameplay", gp)
+	for _, v := range []string{"gameplay.json", "level.glb"} {
+		if !bytes.Equal(derived(lv+v), readNode(t, tree, lv+v)) {
+			t.Fatalf("%s of the gameplay written back unchanged differs from the disc's", v)
+		}
+	}
+	// A moby moved.
+	g, err := gameplay.Read(gp)
+	if err != nil || len(g.Mobies) == 0 {
+		t.Fatalf("%d mobies, %v", len(g.Mobies), err)
+	}
+	m := g.Mobies[0]
+	moved := append([]byte(nil), gp...)
+	binary.LittleEndian.PutUint32(moved[m.Offset+0x40:], math.Float32bits(4321.5))
+	edit(t, dir, lv+"gameplay", moved)
+	if j := derived(lv + "gameplay.json"); !bytes.Contains(j, []byte("4321.5")) {
+		t.Error("gameplay.json does not show the moved moby")
+	}
+	glb := derived(lv + "level.glb")
+	if !gltf.IsGLB(glb) || bytes.Equal(glb, readNode(t, tree, lv+"level.glb")) {
+		t.Fatal("level.glb of the moved moby is the disc's, or not a glb")
+	}
+	var doc struct {
+		Nodes []struct {
+			Name   string    `json:"name"`
+			Matrix []float64 `json:"matrix"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(glb[20:20+binary.LittleEndian.Uint32(glb[12:])], &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, nd := range doc.Nodes {
+		if nd.Name == fmt.Sprintf("moby_%d_%d", m.OClass, m.UID) && len(nd.Matrix) == 16 && nd.Matrix[12] == 4321.5 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("level.glb has no node moby_%d_%d at x 4321.5", m.OClass, m.UID)
+	}
+	if d := dependents(lv + "gameplay"); !strings.Contains(d, lv+"gameplay.json") || !strings.Contains(d, lv+"level.glb") {
+		t.Errorf("gameplay's dependents: %s", d)
+	}
+
+	// A moby class's slot 00 given slot 01's PNG.
+	var class string
+	core := lv + "data.d/core/mobies/"
+	cdir, _ := tree.Lookup(strings.TrimSuffix(core, "/"))
+	for _, c := range cdir.Children {
+		if c.Child("00.png") != nil && c.Child("01.png") != nil && c.Child("mesh.glb") != nil {
+			class = core + c.Name + "/"
+			break
+		}
+	}
+	if class == "" {
+		t.Fatal("no moby class with two texture slots and a mesh")
+	}
+	png := readNode(t, tree, class+"01.png")
+	if bytes.Equal(png, readNode(t, tree, class+"00.png")) {
+		t.Fatal("slots 00 and 01 have the same PNG")
+	}
+	edit(t, dir, class+"00.png", png)
+	for _, v := range []string{class + "mesh.glb", class + "mesh_low.glb", lv + "level.glb"} {
+		b := derived(v)
+		if bytes.Count(b, png) < 2 && !strings.HasSuffix(v, "level.glb") {
+			t.Errorf("%s embeds the edited PNG %d times, want it in both slots", v, bytes.Count(b, png))
+		}
+		if !bytes.Contains(b, png) {
+			t.Errorf("%s does not embed the edited PNG", v)
+		}
+	}
+	for _, v := range []string{"mesh.glb", "mesh_low.glb"} {
+		if d := dependents(class + "00.png"); !strings.Contains(d, class+v) || !strings.Contains(d, lv+"level.glb") {
+			t.Errorf("00.png's dependents: %s", d)
+		}
+	}
+	n, _ := tree.Lookup(class + "mesh.glb")
+	if src := n.Sources(); !slices.ContainsFunc(src, func(s *fsnode.Node) bool { return s.Path() == class+"00.png" }) {
+		t.Errorf("mesh.glb's sources leave out its texture")
+	}
+	// The class block written back: the same mesh, the edited texture.
+	edit(t, dir, class+"class", readNode(t, tree, class+"class"))
+	if b := derived(class + "mesh.glb"); !bytes.Contains(b, png) {
+		t.Error("mesh.glb of both edits does not embed the edited PNG")
+	}
+	os.Remove(filepath.Join(dir, filepath.FromSlash(class+"00.png")))
+	if !bytes.Equal(derived(class+"mesh.glb"), readNode(t, tree, class+"mesh.glb")) {
+		t.Error("mesh.glb of the class block written back unchanged differs from the disc's")
 	}
 }
