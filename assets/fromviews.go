@@ -73,58 +73,13 @@ func PIFFromPNG(orig, pic []byte) (out []byte, note string, err error) {
 		return nil, "", err
 	}
 	h, _ := ParsePIFHeader(orig)
-	img, err := decodePNGAt(pic, t.Width, t.Height)
+	palette, index, kept, note, err := fitPNG(t, pic)
 	if err != nil {
 		return nil, "", err
 	}
-	n := t.Width * t.Height
-	px := make([]color.NRGBA, n)
-	for y := 0; y < t.Height; y++ {
-		for x := 0; x < t.Width; x++ {
-			c := nrgbaAt(img, x, y)
-			c.A = PS2Alpha(PS2AlphaFrom8(c.A)) // the alpha the disc can hold
-			px[y*t.Width+x] = c
-		}
-	}
-	index := make([]byte, n)
-	inPal := map[color.NRGBA]int{}
-	for i := len(t.Palette) - 1; i >= 0; i-- {
-		inPal[t.Palette[i]] = i
-	}
-	palette := t.Palette
-	all := true
-	for i, c := range px {
-		if t.Palette[t.Pix[i]] == c {
-			index[i] = t.Pix[i] // the original index, where it still fits
-			continue
-		}
-		j, ok := inPal[c]
-		if !ok {
-			all = false
-			break
-		}
-		index[i] = byte(j)
-	}
-	if !all {
-		palette, index, note = quantise(px, t.Colors())
-	}
 	out = append([]byte(nil), orig...)
-	pal := out[PIFHeaderSize:]
-	for i, c := range palette {
-		j := i
-		if t.Depth == 8 {
-			j = SwizzlePaletteIndex(i)
-		}
-		copy(pal[4*j:4*j+4], []byte{c.R, c.G, c.B, PS2AlphaFrom8(c.A)})
-	}
-	if !all {
-		for i := len(palette); i < t.Colors(); i++ {
-			j := i
-			if t.Depth == 8 {
-				j = SwizzlePaletteIndex(i)
-			}
-			copy(pal[4*j:4*j+4], []byte{0, 0, 0, 0})
-		}
+	if !kept { // (kept: the stored bytes stay as they are)
+		storePalette(out[PIFHeaderSize:PIFHeaderSize+h.PaletteBytes()], palette, t.Depth == 8)
 	}
 	pix := out[PIFHeaderSize+h.PaletteBytes() : h.DataSize()]
 	if t.Depth == 8 {
@@ -140,6 +95,129 @@ func PIFFromPNG(orig, pic []byte) (out []byte, note string, err error) {
 		}
 	}
 	return out, note, nil
+}
+
+// Indexed8FromPNG makes a level texture (LEVEL-CORE §1.5: width × height
+// 8-bit indices pix, a stored 256-colour palette) show the PNG pic, as
+// PIFFromPNG does a PIF's 8-bit texture: the same size; the palette kept
+// when every colour of pic is in it (a PNG written back unchanged gives
+// the same bytes), else rebuilt (quantised where pic has more than 256
+// colours, note says so), swizzled and in PS2 alpha. A palette other
+// textures share (sharedPalette) is never rebuilt: each colour it lacks
+// becomes its nearest colour in it, and note says how many did.
+func Indexed8FromPNG(width, height int, pix, palette, pic []byte, sharedPalette bool) (newPix, newPalette []byte, note string, err error) {
+	t, err := DecodeIndexed8(width, height, pix, palette)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	pal, index, kept, note, err := fitPNG(t, pic)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if !kept && sharedPalette {
+		img, _ := decodePNGAt(pic, width, height) // (fitPNG decoded it)
+		index, note = nearestIndices(img, t)
+		return index, append([]byte(nil), palette...), note, nil
+	}
+	newPalette = append([]byte(nil), palette...)
+	if !kept {
+		storePalette(newPalette, pal, true)
+	}
+	return index, newPalette, note, nil
+}
+
+// fitPNG is texture t (decoded from the disc) showing the PNG pic at t's
+// size: its palette and each pixel's index. kept: every colour of pic is
+// in t's palette, which is kept (each pixel keeps its index where its
+// colour is still the index's); else the palette is rebuilt from pic's
+// colours, quantised to t's depth where there are more (note says so).
+// Alpha is what the disc can hold (PS2's 0..0x80 and back).
+func fitPNG(t *Texture, pic []byte) (palette []color.NRGBA, index []byte, kept bool, note string, err error) {
+	img, err := decodePNGAt(pic, t.Width, t.Height)
+	if err != nil {
+		return nil, nil, false, "", err
+	}
+	n := t.Width * t.Height
+	px := make([]color.NRGBA, n)
+	for y := 0; y < t.Height; y++ {
+		for x := 0; x < t.Width; x++ {
+			c := nrgbaAt(img, x, y)
+			c.A = PS2Alpha(PS2AlphaFrom8(c.A)) // the alpha the disc can hold
+			px[y*t.Width+x] = c
+		}
+	}
+	index = make([]byte, n)
+	inPal := map[color.NRGBA]int{}
+	for i := len(t.Palette) - 1; i >= 0; i-- {
+		inPal[t.Palette[i]] = i
+	}
+	for i, c := range px {
+		if t.Palette[t.Pix[i]] == c {
+			index[i] = t.Pix[i] // the original index, where it still fits
+			continue
+		}
+		j, ok := inPal[c]
+		if !ok {
+			palette, index, note = quantise(px, t.Colors())
+			return palette, index, false, note, nil
+		}
+		index[i] = byte(j)
+	}
+	return t.Palette, index, true, "", nil
+}
+
+// nearestIndices maps each pixel of img to the nearest colour of t's
+// palette (squared distance over R, G, B and A, A as the disc holds it).
+func nearestIndices(img image.Image, t *Texture) ([]byte, string) {
+	index := make([]byte, t.Width*t.Height)
+	memo := map[color.NRGBA]byte{}
+	inPal := map[color.NRGBA]bool{}
+	for _, c := range t.Palette {
+		inPal[c] = true
+	}
+	mapped := map[color.NRGBA]bool{}
+	for y := 0; y < t.Height; y++ {
+		for x := 0; x < t.Width; x++ {
+			c := nrgbaAt(img, x, y)
+			c.A = PS2Alpha(PS2AlphaFrom8(c.A))
+			ix, ok := memo[c]
+			if !ok {
+				best := -1
+				for i, p := range t.Palette {
+					dr, dg, db, da := int(c.R)-int(p.R), int(c.G)-int(p.G), int(c.B)-int(p.B), int(c.A)-int(p.A)
+					if d := dr*dr + dg*dg + db*db + da*da; best < 0 || d < best {
+						best, ix = d, byte(i)
+					}
+				}
+				memo[c] = ix
+				if !inPal[c] {
+					mapped[c] = true
+				}
+			}
+			index[y*t.Width+x] = ix
+		}
+	}
+	return index, fmt.Sprintf("the palette is shared with other textures and kept: %d colours not in it became its nearest", len(mapped))
+}
+
+// storePalette writes a rebuilt palette into a stored palette dst (4 bytes
+// a colour, PS2 alpha; swizzled for 8-bit textures), zeroing the entries
+// past it.
+func storePalette(dst []byte, palette []color.NRGBA, swizzled bool) {
+	colours := len(dst) / 4
+	put := func(i int, b []byte) {
+		j := i
+		if swizzled {
+			j = SwizzlePaletteIndex(i)
+		}
+		copy(dst[4*j:4*j+4], b)
+	}
+	for i, c := range palette[:min(len(palette), colours)] {
+		put(i, []byte{c.R, c.G, c.B, PS2AlphaFrom8(c.A)})
+	}
+	for i := len(palette); i < colours; i++ {
+		put(i, []byte{0, 0, 0, 0})
+	}
 }
 
 // quantise builds a palette of at most k colours for px (median cut over

@@ -154,3 +154,103 @@ func FuzzPIFFromPNG(f *testing.F) {
 		}
 	})
 }
+
+// testIndexed8 is a 12×10 level texture: its pixels and stored palette.
+func testIndexed8() (pix, pal []byte) {
+	pix = make([]byte, 12*10)
+	for i := range pix {
+		pix[i] = byte((i * 7) % 200)
+	}
+	pal = make([]byte, IndexedPaletteBytes)
+	for i := 0; i < 256; i++ {
+		copy(pal[4*i:], []byte{byte(i * 9), byte(255 - i), byte(i * 3), byte(i % 0x81)})
+	}
+	return pix, pal
+}
+
+// TestIndexed8FromPNG: a level texture's PNG taken back unchanged gives its
+// pixels and palette back byte for byte; a recoloured one decodes to the
+// recolouring, the palette rebuilt; more colours than 256 are quantised,
+// said in the note; a PNG of another size is refused.
+func TestIndexed8FromPNG(t *testing.T) {
+	pix, pal := testIndexed8()
+	tex, err := DecodeIndexed8(12, 10, pix, pal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, pal2, note, err := Indexed8FromPNG(12, 10, pix, pal, EncodePNG(tex), false)
+	if err != nil || note != "" || !bytes.Equal(p2, pix) || !bytes.Equal(pal2, pal) {
+		t.Fatalf("unchanged: %v %q, pixels same %v, palette same %v", err, note, bytes.Equal(p2, pix), bytes.Equal(pal2, pal))
+	}
+	// Recoloured: every pixel a new colour of the index's.
+	img := image.NewNRGBA(image.Rect(0, 0, 12, 10))
+	for i, ix := range pix {
+		img.SetNRGBA(i%12, i/12, color.NRGBA{ix, 7, 200 - ix, 255})
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, img)
+	p2, pal2, note, err = Indexed8FromPNG(12, 10, pix, pal, buf.Bytes(), false)
+	if err != nil || note != "" {
+		t.Fatal(err, note)
+	}
+	got, err := DecodeIndexed8(12, 10, p2, pal2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pix {
+		if c := got.Palette[got.Pix[i]]; c != img.NRGBAAt(i%12, i/12) {
+			t.Fatalf("pixel %d reads %v, want %v", i, c, img.NRGBAAt(i%12, i/12))
+		}
+	}
+	// A shared palette is kept: the recolouring maps to its nearest colours.
+	p3, pal3, note, err := Indexed8FromPNG(12, 10, pix, pal, buf.Bytes(), true)
+	if err != nil || !bytes.Equal(pal3, pal) || !strings.Contains(note, "shared") {
+		t.Fatalf("shared palette: %v, palette kept %v, %q", err, bytes.Equal(pal3, pal), note)
+	}
+	for i := range pix {
+		w := img.NRGBAAt(i%12, i/12)
+		best := -1
+		for _, p := range tex.Palette {
+			d := sq(int(w.R)-int(p.R)) + sq(int(w.G)-int(p.G)) + sq(int(w.B)-int(p.B)) + sq(int(w.A)-int(p.A))
+			if best < 0 || d < best {
+				best = d
+			}
+		}
+		c := tex.Palette[p3[i]]
+		if d := sq(int(w.R)-int(c.R)) + sq(int(w.G)-int(c.G)) + sq(int(w.B)-int(c.B)) + sq(int(w.A)-int(c.A)); d != best {
+			t.Fatalf("pixel %d: %v at distance %d, the nearest is at %d", i, c, d, best)
+		}
+	}
+	// 300 colours: quantised.
+	big := image.NewNRGBA(image.Rect(0, 0, 20, 15))
+	for i := 0; i < 300; i++ {
+		big.SetNRGBA(i%20, i/20, color.NRGBA{byte(i), byte(i >> 8 * 90), byte(i * 3), 255})
+	}
+	buf.Reset()
+	png.Encode(&buf, big)
+	bpix := make([]byte, 300)
+	if _, _, note, err := Indexed8FromPNG(20, 15, bpix, pal, buf.Bytes(), false); err != nil || !strings.Contains(note, "quantised") {
+		t.Fatalf("300 colours: %q, %v", note, err)
+	}
+	if _, _, _, err := Indexed8FromPNG(12, 10, pix, pal, buf.Bytes(), false); !errors.Is(err, ErrEdit) {
+		t.Fatalf("a 20x15 PNG over a 12x10 texture: %v", err)
+	}
+}
+
+func FuzzIndexed8FromPNG(f *testing.F) {
+	pix, pal := testIndexed8()
+	tex, _ := DecodeIndexed8(12, 10, pix, pal)
+	f.Add(EncodePNG(tex))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1<<16 {
+			return
+		}
+		if p2, pal2, _, err := Indexed8FromPNG(12, 10, pix, pal, b, len(b)%2 == 0); err == nil {
+			if _, err := DecodeIndexed8(12, 10, p2, pal2); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func sq(v int) int { return v * v }

@@ -39,6 +39,16 @@ type coreMeta struct {
 	skyOf *skyListing
 }
 
+// LevelTexture is a level texture's PNG view's texture (LEVEL-CORE §1.5)
+// and the files its pixels and palette lie in (gs_ram or core_data: the
+// texture's Loc offsets are theirs); tex nil for other nodes.
+func (n *Node) LevelTexture() (tex *levelcore.Texture, pixels, palette *Node) {
+	if n.lc == nil || n.lc.tex == nil {
+		return nil, nil, nil
+	}
+	return n.lc.tex, n.lc.pixels, n.lc.palette
+}
+
 // LevelCore is the reading of a level core directory (data.d/core/), nil
 // for other nodes.
 func (n *Node) LevelCore() *levelcore.Core {

@@ -5,6 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -315,5 +319,46 @@ func TestDerivedLazyViews(t *testing.T) {
 	os.Remove(filepath.Join(dir, filepath.FromSlash(class+"00.png")))
 	if !bytes.Equal(derived(class+"mesh.glb"), readNode(t, tree, class+"mesh.glb")) {
 		t.Error("mesh.glb of the class block written back unchanged differs from the disc's")
+	}
+}
+
+// TestLevelTextureEditChecks: a level texture's PNG edited (recoloured, at
+// its size) is an edit the rebuild takes: no edit error; one of another
+// size has one saying so. Two level textures edited beside each other are
+// no conflict.
+func TestLevelTextureEditChecks(t *testing.T) {
+	tree := smallTree(t)
+	dir := t.TempDir()
+	ov, err := New(tree, dir, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tfrag := "G/LEVEL1.WAD/data.d/core/textures/tfrag/"
+	recoloured := func(p string) []byte {
+		img, err := png.Decode(bytes.NewReader(readNode(t, tree, p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := image.NewNRGBA(img.Bounds())
+		draw.Draw(out, out.Bounds(), img, img.Bounds().Min, draw.Src)
+		out.SetNRGBA(0, 0, color.NRGBA{1, 2, 3, 255})
+		var buf bytes.Buffer
+		png.Encode(&buf, out)
+		return buf.Bytes()
+	}
+	for _, p := range []string{tfrag + "000.png", tfrag + "001.png"} {
+		edit(t, dir, p, recoloured(p))
+		ov.Check(p)
+		if why, bad := ov.EditError(p); bad {
+			t.Errorf("%s: edit error %q", p, why)
+		}
+	}
+	if why := ov.conflict(tfrag + "001.png"); why != nil {
+		t.Errorf("two level textures conflict: %v", why)
+	}
+	edit(t, dir, tfrag+"002.png", readNode(t, tree, "G/ARMOR.WAD/armor0_textures.d/00.png"))
+	ov.Check(tfrag + "002.png")
+	if why, bad := ov.EditError(tfrag + "002.png"); !bad || !strings.Contains(why, "keeps its size") {
+		t.Errorf("a PNG of another size: edit error %q", why)
 	}
 }

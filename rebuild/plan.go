@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -190,10 +191,16 @@ func Plan(t *fsnode.Tree, edits []Edit, opt Options) (*Layout, error) {
 	img := t.Image.R
 	changes := map[*fsnode.Node]*change{}
 	byNode := map[*fsnode.Node]string{} // canonical node -> the edit's path, for conflicts
-	sorted := append([]Edit(nil), edits...)
+	sorted, writtenAs, err := levelTextureEdits(t, edits, l, opt)
+	if err != nil {
+		return nil, err
+	}
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 	for _, e := range sorted {
 		written := e.Path // as the overlay names it (a view's edit becomes its source's)
+		if w, ok := writtenAs[e.Path]; ok {
+			written = w
+		}
 		n, err := t.Lookup(e.Path)
 		if err != nil {
 			return nil, &EditError{e.Path, errors.New("not a file of the disc's tree")}
@@ -486,8 +493,13 @@ func fromView(n *fsnode.Node, b []byte) (*fsnode.Node, []byte, string, error) {
 }
 
 // target is the canonical node an edit of n changes: a view's source's, a
-// NAME.wad's NAME.
+// NAME.wad's NAME. A level texture is its own: its edit changes ranges of
+// gs_ram or core_data that other textures' edits may change beside it
+// (levelTextureEdits; Plan refuses two that change the same bytes apart).
 func target(n *fsnode.Node) *fsnode.Node {
+	if tex, _, _ := n.LevelTexture(); tex != nil {
+		return n
+	}
 	for i := 0; i < 4 && n.Kind == fsnode.View; i++ {
 		_, src := n.View()
 		if src == nil {
@@ -628,4 +640,136 @@ func indexOf(p *discimg.Parts, index int) int {
 // pathUnder reports whether p is dir or lies under it.
 func pathUnder(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// levelTextureEdits takes the edits of level textures' PNGs (LEVEL-CORE
+// §1.5: 8-bit pixels and a palette in ranges of gs_ram or core_data) back
+// to those files: each texture's pixels and palette from its PNG
+// (assets.Indexed8FromPNG), patched into the file they lie in, the patches
+// of every texture edit on one file making one edit of it (writtenAs names
+// the texture edits it stands for). Two edits that change the same bytes
+// (a palette two textures share, one texture shown in two class slots)
+// to different values are refused, naming both; to the same values, they
+// agree. The other edits are returned as they are.
+func levelTextureEdits(t *fsnode.Tree, edits []Edit, l *Layout, opt Options) ([]Edit, map[string]string, error) {
+	type patch struct {
+		off  int64
+		data []byte
+		by   string
+	}
+	patches := map[*fsnode.Node][]patch{}
+	var out []Edit
+	for _, e := range edits {
+		n, err := t.Lookup(e.Path)
+		if err != nil || n.Kind != fsnode.View {
+			out = append(out, e)
+			continue
+		}
+		tex, pixN, palN := n.LevelTexture()
+		if tex == nil {
+			out = append(out, e)
+			continue
+		}
+		if old, err := readAll(n); err == nil && bytes.Equal(old, e.Data) {
+			l.Unchanged = append(l.Unchanged, e.Path)
+			continue
+		}
+		pix, err := readRange(pixN, tex.Pixels.Offset, tex.Pixels.Size)
+		if err != nil {
+			return nil, nil, &EditError{e.Path, fmt.Errorf("the texture's pixels cannot be read: %w", err)}
+		}
+		pal, err := readRange(palN, tex.Palette.Offset, tex.Palette.Size)
+		if err != nil {
+			return nil, nil, &EditError{e.Path, fmt.Errorf("the texture's palette cannot be read: %w", err)}
+		}
+		np, npal, note, err := assets.Indexed8FromPNG(tex.Width, tex.Height, pix, pal, e.Data, sharesPalette(n))
+		if err != nil {
+			return nil, nil, &EditError{e.Path, err}
+		}
+		if note != "" {
+			opt.Logf("%s: %s", e.Path, note)
+		}
+		patches[pixN] = append(patches[pixN], patch{tex.Pixels.Offset, np, e.Path})
+		patches[palN] = append(patches[palN], patch{tex.Palette.Offset, npal, e.Path})
+	}
+	var files []*fsnode.Node
+	for f := range patches {
+		files = append(files, f)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path() < files[j].Path() })
+	writtenAs := map[string]string{}
+	for _, f := range files {
+		ps := patches[f]
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].off < ps[j].off })
+		orig, err := readAll(f)
+		if err != nil {
+			return nil, nil, &EditError{ps[0].by, fmt.Errorf("%s cannot be read: %w", f.Path(), err)}
+		}
+		b := append([]byte(nil), orig...)
+		var by []string
+		for i, p := range ps {
+			if p.off < 0 || p.off > int64(len(b)) || int64(len(p.data)) > int64(len(b))-p.off {
+				return nil, nil, &EditError{p.by, fmt.Errorf("its bytes at %#x lie outside %s's %d", p.off, f.Path(), len(b))}
+			}
+			for _, q := range ps[:i] {
+				lo, hi := max(p.off, q.off), min(p.off+int64(len(p.data)), q.off+int64(len(q.data)))
+				if lo < hi && !bytes.Equal(p.data[lo-p.off:hi-p.off], q.data[lo-q.off:hi-q.off]) {
+					return nil, nil, fmt.Errorf("%w: %s and %s change the same bytes of %s (at %#x: a palette or pixels they share) apart: keep one of them", ErrConflict, q.by, p.by, f.Path(), lo)
+				}
+			}
+			copy(b[p.off:], p.data)
+			if !slices.Contains(by, p.by) {
+				by = append(by, p.by)
+			}
+		}
+		if bytes.Equal(b, orig) {
+			l.Unchanged = append(l.Unchanged, by...)
+			continue
+		}
+		out = append(out, Edit{Path: f.Path(), Data: b})
+		writtenAs[f.Path()] = strings.Join(by, ", ")
+	}
+	return out, writtenAs, nil
+}
+
+// sharesPalette reports whether level texture v's palette is another
+// texture's too (one with other pixels, in the same level core): its edit
+// then keeps the palette, which a rebuilt one would recolour the others.
+func sharesPalette(v *fsnode.Node) bool {
+	tex, pixN, palN := v.LevelTexture()
+	core := v.Parent
+	for core != nil && core.LevelCore() == nil {
+		core = core.Parent
+	}
+	if core == nil {
+		return true // (no core above it: assume the worst)
+	}
+	shared := false
+	_ = fsnode.WalkFrom(core, func(n *fsnode.Node) error {
+		o, opix, opal := n.LevelTexture()
+		if o == nil || shared || opal != palN || (opix == pixN && o.Pixels == tex.Pixels) {
+			return nil
+		}
+		if o.Palette.Offset < tex.Palette.Offset+tex.Palette.Size && tex.Palette.Offset < o.Palette.Offset+o.Palette.Size {
+			shared = true
+		}
+		return nil
+	})
+	return shared
+}
+
+// readRange reads n bytes of node f at off.
+func readRange(f *fsnode.Node, off, n int64) ([]byte, error) {
+	if off < 0 || n < 0 || n > 1<<26 || off > f.Size() || n > f.Size()-off {
+		return nil, fmt.Errorf("%d bytes at %#x lie outside %s's %d", n, off, f.Path(), f.Size())
+	}
+	r, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, n) // bounded above
+	if err := readFull(r, b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
 }

@@ -757,3 +757,120 @@ func TestGameplayBlockEdit(t *testing.T) {
 		t.Fatal("no block moved after a grown one")
 	}
 }
+
+// TestLevelTextureEdits: a level texture's PNG becomes its pixels and
+// palette again where they lie (gs_ram, core_data), the edits on one file
+// made one; the rebuilt disc's PNG views show the edits: exactly where the
+// texture's palette is its own (rebuilt), the nearest colours of a palette
+// other textures share (kept); every other texture reads as it did. Two
+// edits of one texture's bytes apart are refused, naming both.
+func TestLevelTextureEdits(t *testing.T) {
+	tree, _ := original(t)
+	lv := "G/LEVEL1.WAD/"
+	var own, shared []string
+	_ = tree.Walk(func(n *fsnode.Node) error {
+		if tex, _, _ := n.LevelTexture(); tex != nil && strings.HasPrefix(n.Path(), lv) {
+			if sharesPalette(n) {
+				shared = append(shared, n.Path())
+			} else {
+				own = append(own, n.Path())
+			}
+		}
+		return nil
+	})
+	if len(own) == 0 || len(shared) == 0 {
+		t.Fatalf("%d textures with a palette of their own, %d sharing one", len(own), len(shared))
+	}
+	colours := map[string]color.NRGBA{own[0]: {250, 1, 2, 255}, shared[0]: {3, 250, 4, 255}}
+	var edits []Edit
+	for p, c := range colours {
+		edits = append(edits, Edit{p, recolour(t, read(t, tree, p), c, 5)})
+	}
+	l, _, out := rebuilt(t, edits...)
+	for _, e := range edits {
+		n, _ := tree.Lookup(e.Path)
+		var palette []color.NRGBA // the nearest colours a shared palette gives
+		if sharesPalette(n) {
+			tex, pixN, palN := n.LevelTexture()
+			pix, _ := readRange(pixN, tex.Pixels.Offset, tex.Pixels.Size)
+			pal, _ := readRange(palN, tex.Palette.Offset, tex.Palette.Size)
+			d, err := assets.DecodeIndexed8(tex.Width, tex.Height, pix, pal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			palette = d.Palette
+		}
+		want, err := png.Decode(bytes.NewReader(e.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := png.Decode(bytes.NewReader(read(t, out, e.Path)))
+		if err != nil {
+			t.Fatalf("%s: %v", e.Path, err)
+		}
+		b := want.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				w := color.NRGBAModel.Convert(want.At(x, y)).(color.NRGBA)
+				g := color.NRGBAModel.Convert(got.At(x, y)).(color.NRGBA)
+				w.A = assets.PS2Alpha(assets.PS2AlphaFrom8(w.A))
+				if palette != nil {
+					w = nearest(palette, w)
+				}
+				if w != g {
+					t.Fatalf("%s at (%d, %d): %v, want %v", e.Path, x, y, g, w)
+				}
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(l.Rebuilt, " "), "G/LEVEL1.WAD/data.d/") {
+		t.Errorf("rebuilt %v", l.Rebuilt)
+	}
+	// Every other level texture reads as before.
+	edited := map[string]bool{}
+	for _, e := range edits {
+		edited[e.Path] = true
+	}
+	checked := 0
+	_ = tree.Walk(func(n *fsnode.Node) error {
+		if tex, _, _ := n.LevelTexture(); tex != nil && !edited[n.Path()] && strings.HasPrefix(n.Path(), "G/LEVEL1.WAD/") {
+			if !bytes.Equal(read(t, out, n.Path()), read(t, tree, n.Path())) {
+				t.Errorf("%s changed", n.Path())
+			}
+			checked++
+		}
+		return nil
+	})
+	if checked == 0 {
+		t.Fatal("no other level texture checked")
+	}
+	// One texture's bytes changed apart by two edits (as two class slots
+	// sharing a table entry would): the same PNG view given twice.
+	tfrag := own[0]
+	a := recolour(t, read(t, tree, tfrag), color.NRGBA{1, 2, 3, 255}, 3)
+	b := recolour(t, read(t, tree, tfrag), color.NRGBA{9, 8, 7, 255}, 3)
+	if _, _, err := levelTextureEdits(tree, []Edit{{tfrag, a}, {tfrag, b}}, &Layout{}, Options{Logf: t.Logf}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), tfrag) {
+		t.Fatalf("two edits of one texture apart: %v", err)
+	}
+	if _, _, err := levelTextureEdits(tree, []Edit{{tfrag, a}, {tfrag, a}}, &Layout{}, Options{Logf: t.Logf}); err != nil {
+		t.Fatalf("two edits of one texture alike: %v", err)
+	}
+	// The PNG of another size: refused, saying so.
+	small := recolour(t, read(t, tree, "G/ARMOR.WAD/armor0_textures.d/00.png"), color.NRGBA{1, 1, 1, 255}, 2)
+	if _, err := Plan(tree, []Edit{{tfrag, small}}, Options{}); err == nil || !strings.Contains(err.Error(), "keeps its size") {
+		t.Fatalf("a PNG of another size: %v", err)
+	}
+}
+
+// nearest is the colour of palette nearest c (as Indexed8FromPNG maps a
+// colour a shared palette lacks).
+func nearest(palette []color.NRGBA, c color.NRGBA) color.NRGBA {
+	best, out := -1, color.NRGBA{}
+	sq := func(v int) int { return v * v }
+	for _, p := range palette {
+		if d := sq(int(c.R)-int(p.R)) + sq(int(c.G)-int(p.G)) + sq(int(c.B)-int(p.B)) + sq(int(c.A)-int(p.A)); best < 0 || d < best {
+			best, out = d, p
+		}
+	}
+	return out
+}
