@@ -141,3 +141,70 @@ func TestOverlayViewsShowEdits(t *testing.T) {
 		t.Errorf("the log does not name both forms:\n%s", tail(log, 20))
 	}
 }
+
+// TestOverlayLevelViewsFollowEdits: through the mount, the views a level
+// is encoded into follow edits of what they read, at their new sizes: the
+// gameplay written back as it was gives gameplay.json and level.glb as
+// before (they read EIO once their source had an edit); a moby class's
+// slot 00 given slot 01's PNG changes mesh.glb and level.glb, which embed
+// it, even after both were read (and cached by the kernel).
+func TestOverlayLevelViewsFollowEdits(t *testing.T) {
+	d := getDisc(t, "small")
+	ov, err := os.MkdirTemp(workDir, "overlay-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := testMount(t, d.path, "--overlay", ov)
+	read := func(p string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(m.path(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	lv := "G/LEVEL1.WAD/"
+	json, glb := read(lv+"gameplay.json"), read(lv+"level.glb")
+	if err := os.WriteFile(m.path(lv+"gameplay"), read(lv+"gameplay"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(read(lv+"gameplay.json"), json) || !bytes.Equal(read(lv+"level.glb"), glb) {
+		t.Fatal("gameplay.json or level.glb changed by the gameplay written back as it was")
+	}
+	mobies := lv + "data.d/core/mobies/"
+	ents, err := os.ReadDir(m.path(mobies))
+	if err != nil {
+		t.Fatal(err)
+	}
+	class := ""
+	for _, e := range ents {
+		if _, err := os.Stat(m.path(mobies + e.Name() + "/01.png")); err == nil {
+			class = mobies + e.Name() + "/"
+			break
+		}
+	}
+	if class == "" {
+		t.Fatal("no moby class with two texture slots")
+	}
+	mesh := read(class + "mesh.glb")
+	png := read(class + "01.png")
+	if bytes.Contains(glb, png) && bytes.Count(mesh, png) > 1 {
+		t.Fatal("slot 01's PNG is embedded for slot 00 already")
+	}
+	if err := os.WriteFile(m.path(class+"00.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p      string
+		before []byte
+	}{{class + "mesh.glb", mesh}, {lv + "level.glb", glb}} {
+		got := read(c.p)
+		st, err := os.Stat(m.path(c.p))
+		if err != nil || st.Size() != int64(len(got)) {
+			t.Errorf("%s: stat %v, size %d, read %d bytes", c.p, err, st.Size(), len(got))
+		}
+		if bytes.Equal(got, c.before) || bytes.Count(got, png) < bytes.Count(c.before, png)+1 {
+			t.Errorf("%s does not embed the edited slot's PNG (%d times, %d before)", c.p, bytes.Count(got, png), bytes.Count(c.before, png))
+		}
+	}
+}
