@@ -79,8 +79,11 @@ import (
 
 // sidecarVersion is the format version; a change makes old sidecars ignored.
 // Version 4 adds the sizes of lazily sized views (lazyview.go), version 5
-// the sky tables (levelcore_sky.go).
-const sidecarVersion = 5
+// the sky tables (levelcore_sky.go). Version 6 is version 5's format, but
+// its level.glb sizes are of scenes that embed their textures: a view's
+// kept size is only as good as the encoder that made it, so a change of
+// what an encoder writes is a new version too.
+const sidecarVersion = 6
 
 var sidecarMagic = [8]byte{'G', 'C', 'F', 'S', 'I', 'D', 'X', 0}
 
