@@ -57,24 +57,6 @@ func TestLevelScene(t *testing.T) {
 			Meshes []struct {
 				Name string `json:"name"`
 			} `json:"meshes"`
-			Materials []struct {
-				Name string `json:"name"`
-				PBR  struct {
-					Tex *struct {
-						Index int `json:"index"`
-					} `json:"baseColorTexture"`
-				} `json:"pbrMetallicRoughness"`
-			} `json:"materials"`
-			Textures []struct {
-				Source int `json:"source"`
-			} `json:"textures"`
-			Images []struct {
-				BufferView int `json:"bufferView"`
-			} `json:"images"`
-			BufferViews []struct {
-				Offset int `json:"byteOffset"`
-				Length int `json:"byteLength"`
-			} `json:"bufferViews"`
 		}
 		if err := json.Unmarshal(b[20:20+n], &doc); err != nil {
 			t.Fatalf("%s: JSON chunk: %v", v.Path(), err)
@@ -83,14 +65,14 @@ func TestLevelScene(t *testing.T) {
 		// tfrag_NNN textures/tfrag/NNN.png, sky_NNN sky.d/textures/NN.png,
 		// a class table's TABLE_NNN the PNG of a slot using entry NNN.
 		core := lv.Child("data.d").Child("core")
-		bin := b[20+n+8:]
+		gd := readGLBDoc(t, b)
 		textured := 0
-		for _, m := range doc.Materials {
+		for _, m := range gd.Materials {
 			var want [][]byte
 			var k int
 			switch {
 			case strings.HasPrefix(m.Name, "col_"), m.Name == "untextured":
-				if m.PBR.Tex != nil {
+				if m.PBR.BaseColorTexture != nil {
 					t.Errorf("%s: material %s has a texture", v.Path(), m.Name)
 				}
 				continue
@@ -112,12 +94,11 @@ func TestLevelScene(t *testing.T) {
 					}
 				}
 			}
-			if len(want) == 0 || m.PBR.Tex == nil {
-				t.Errorf("%s: material %s: texture %v, %d PNG views of it", v.Path(), m.Name, m.PBR.Tex, len(want))
+			if len(want) == 0 || m.PBR.BaseColorTexture == nil {
+				t.Errorf("%s: material %s: texture %v, %d PNG views of it", v.Path(), m.Name, m.PBR.BaseColorTexture, len(want))
 				continue
 			}
-			bv := doc.BufferViews[doc.Images[doc.Textures[m.PBR.Tex.Index].Source].BufferView]
-			got := bin[bv.Offset : bv.Offset+bv.Length]
+			got := gd.view(gd.Images[gd.Textures[m.PBR.BaseColorTexture.Index].Source].BufferView)
 			if !slices.ContainsFunc(want, func(w []byte) bool { return bytes.Equal(w, got) }) {
 				t.Errorf("%s: material %s embeds %d bytes, not its texture's PNG", v.Path(), m.Name, len(got))
 			}

@@ -80,20 +80,7 @@ func TestOverlayMountThenPack(t *testing.T) {
 // .wad. A second form of an edited node cannot be opened for writing
 // (EBUSY), and the log names both.
 func TestOverlayViewsShowEdits(t *testing.T) {
-	d := getDisc(t, "small")
-	ov, err := os.MkdirTemp(workDir, "overlay-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := testMount(t, d.path, "--overlay", ov)
-	read := func(p string) []byte {
-		t.Helper()
-		b, err := os.ReadFile(m.path(p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	m, ov, read := overlayMount(t)
 	cases := []struct{ edit, from, view, like string }{
 		{"G/ARMOR.WAD/armor0_textures.d/00", "G/ARMOR.WAD/armor0_textures.d/01", "G/ARMOR.WAD/armor0_textures.d/00.png", "G/ARMOR.WAD/armor0_textures.d/01.png"},
 		// These grow: a size the kernel cached would cut them short.
@@ -149,20 +136,7 @@ func TestOverlayViewsShowEdits(t *testing.T) {
 // slot 00 given slot 01's PNG changes mesh.glb and level.glb, which embed
 // it, even after both were read (and cached by the kernel).
 func TestOverlayLevelViewsFollowEdits(t *testing.T) {
-	d := getDisc(t, "small")
-	ov, err := os.MkdirTemp(workDir, "overlay-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := testMount(t, d.path, "--overlay", ov)
-	read := func(p string) []byte {
-		t.Helper()
-		b, err := os.ReadFile(m.path(p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	m, _, read := overlayMount(t)
 	lv := "G/LEVEL1.WAD/"
 	json, glb := read(lv+"gameplay.json"), read(lv+"level.glb")
 	if err := os.WriteFile(m.path(lv+"gameplay"), read(lv+"gameplay"), 0o644); err != nil {
@@ -206,5 +180,25 @@ func TestOverlayLevelViewsFollowEdits(t *testing.T) {
 		if bytes.Equal(got, c.before) || bytes.Count(got, png) < bytes.Count(c.before, png)+1 {
 			t.Errorf("%s does not embed the edited slot's PNG (%d times, %d before)", c.p, bytes.Count(got, png), bytes.Count(c.before, png))
 		}
+	}
+}
+
+// overlayMount mounts the small disc over a fresh overlay directory: the
+// mount, the directory, and a reader of the mount's files.
+func overlayMount(t *testing.T) (*mounted, string, func(p string) []byte) {
+	t.Helper()
+	d := getDisc(t, "small")
+	ov, err := os.MkdirTemp(workDir, "overlay-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := testMount(t, d.path, "--overlay", ov)
+	return m, ov, func(p string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(m.path(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	}
 }

@@ -179,18 +179,24 @@ func TestDependents(t *testing.T) {
 		"G/AUDIO.WAD/vendor/000.vag":           {"G/AUDIO.WAD/vendor/000.wav"},
 		"G/BONUS.WAD/character_renders/00.wad": {"G/BONUS.WAD/character_renders/00", "G/BONUS.WAD/character_renders/00.png"},
 	} {
-		n, err := tree.Lookup(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, d := range n.Dependents() {
-			got = append(got, d.Path())
-		}
-		if strings.Join(got, " ") != strings.Join(want, " ") {
+		if got := dependentPaths(t, tree, p); got != strings.Join(want, " ") {
 			t.Errorf("%s: dependents %v, want %v", p, got, want)
 		}
 	}
+}
+
+// dependentPaths is the paths of tree path p's Dependents, space-separated.
+func dependentPaths(t *testing.T, tree *fsnode.Tree, p string) string {
+	t.Helper()
+	n, err := tree.Lookup(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range n.Dependents() {
+		got = append(got, d.Path())
+	}
+	return strings.Join(got, " ")
 }
 
 // TestDerivedLazyViews: the views a level's blocks are encoded into
@@ -217,17 +223,7 @@ func TestDerivedLazyViews(t *testing.T) {
 		}
 		return b
 	}
-	dependents := func(p string) string {
-		n, err := tree.Lookup(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, d := range n.Dependents() {
-			got = append(got, d.Path())
-		}
-		return strings.Join(got, " ")
-	}
+	dependents := func(p string) string { return dependentPaths(t, tree, p) }
 	lv := "G/LEVEL1.WAD/"
 	// The gameplay written back as it is: the views are the disc's.
 	gp := readNode(t, tree, lv+"gameplay")
