@@ -73,10 +73,11 @@ func PIFFromPNG(orig, pic []byte) (out []byte, note string, err error) {
 		return nil, "", err
 	}
 	h, _ := ParsePIFHeader(orig)
-	palette, index, kept, note, err := fitPNG(t, pic)
+	img, err := decodePNGAt(pic, t.Width, t.Height)
 	if err != nil {
 		return nil, "", err
 	}
+	palette, index, kept, note := fitPNG(t, img)
 	out = append([]byte(nil), orig...)
 	if !kept { // (kept: the stored bytes stay as they are)
 		storePalette(out[PIFHeaderSize:PIFHeaderSize+h.PaletteBytes()], palette, t.Depth == 8)
@@ -110,12 +111,12 @@ func Indexed8FromPNG(width, height int, pix, palette, pic []byte, sharedPalette 
 	if err != nil {
 		return nil, nil, "", err
 	}
-	pal, index, kept, note, err := fitPNG(t, pic)
+	img, err := decodePNGAt(pic, width, height)
 	if err != nil {
 		return nil, nil, "", err
 	}
+	pal, index, kept, note := fitPNG(t, img)
 	if !kept && sharedPalette {
-		img, _ := decodePNGAt(pic, width, height) // (fitPNG decoded it)
 		index, note = nearestIndices(img, t)
 		return index, append([]byte(nil), palette...), note, nil
 	}
@@ -126,17 +127,13 @@ func Indexed8FromPNG(width, height int, pix, palette, pic []byte, sharedPalette 
 	return index, newPalette, note, nil
 }
 
-// fitPNG is texture t (decoded from the disc) showing the PNG pic at t's
-// size: its palette and each pixel's index. kept: every colour of pic is
+// fitPNG is texture t (decoded from the disc) showing img (a PNG's, at
+// t's size): its palette and each pixel's index. kept: every colour of pic is
 // in t's palette, which is kept (each pixel keeps its index where its
 // colour is still the index's); else the palette is rebuilt from pic's
 // colours, quantised to t's depth where there are more (note says so).
 // Alpha is what the disc can hold (PS2's 0..0x80 and back).
-func fitPNG(t *Texture, pic []byte) (palette []color.NRGBA, index []byte, kept bool, note string, err error) {
-	img, err := decodePNGAt(pic, t.Width, t.Height)
-	if err != nil {
-		return nil, nil, false, "", err
-	}
+func fitPNG(t *Texture, img image.Image) (palette []color.NRGBA, index []byte, kept bool, note string) {
 	n := t.Width * t.Height
 	px := make([]color.NRGBA, n)
 	for y := 0; y < t.Height; y++ {
@@ -159,11 +156,11 @@ func fitPNG(t *Texture, pic []byte) (palette []color.NRGBA, index []byte, kept b
 		j, ok := inPal[c]
 		if !ok {
 			palette, index, note = quantise(px, t.Colors())
-			return palette, index, false, note, nil
+			return palette, index, false, note
 		}
 		index[i] = byte(j)
 	}
-	return t.Palette, index, true, "", nil
+	return t.Palette, index, true, ""
 }
 
 // nearestIndices maps each pixel of img to the nearest colour of t's

@@ -647,10 +647,11 @@ func pathUnder(p, dir string) bool {
 // to those files: each texture's pixels and palette from its PNG
 // (assets.Indexed8FromPNG), patched into the file they lie in, the patches
 // of every texture edit on one file making one edit of it (writtenAs names
-// the texture edits it stands for). Two edits that change the same bytes
-// (a palette two textures share, one texture shown in two class slots)
-// to different values are refused, naming both; to the same values, they
-// agree. The other edits are returned as they are.
+// the texture edits it stands for). A palette other textures share is
+// kept (sharesPalette). Two edits that change the same bytes to different
+// values (one texture shown in two class slots, edited apart) are refused,
+// naming both; to the same values, they agree. The other edits are
+// returned as they are.
 func levelTextureEdits(t *fsnode.Tree, edits []Edit, l *Layout, opt Options) ([]Edit, map[string]string, error) {
 	type patch struct {
 		off  int64
