@@ -22,10 +22,7 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 	if src == nil || b.t.opt.NoViews {
 		return
 	}
-	slots := 0
-	for _, s := range cl.Slots {
-		slots = max(slots, s.Slot+1)
-	}
+	slots := cl.TextureSlots()
 	pngs := make([]*Node, slots)
 	for _, s := range cl.Slots {
 		pngs[s.Slot] = childNamed(cdir, fmt.Sprintf("%02d.png", s.Slot))

@@ -53,11 +53,9 @@ func levelGLB(lv, gp, coreDir *Node, cd *Node, ec *encodeCtx) (encodedView, erro
 	in := levelscene.Input{Core: coreDir.LevelCore()}
 	var readErr error
 	in.Texture = func(path string, mat *gltf.Material) error {
-		png := coreDir
-		for _, name := range strings.Split(path, "/") {
-			if png = png.Child(name); png == nil {
-				return fmt.Errorf("no %s in %s", path, coreDir.path)
-			}
+		png := below(coreDir, path)
+		if png == nil {
+			return fmt.Errorf("no %s in %s", path, coreDir.path)
 		}
 		if b, ok, err := ec.current(png); ok || err != nil {
 			mat.PNG = b
@@ -75,6 +73,14 @@ func levelGLB(lv, gp, coreDir *Node, cd *Node, ec *encodeCtx) (encodedView, erro
 			readErr = err
 		}
 		return nil
+	}
+	// a block's edit (a class's, the core's tfrags): the scene reads it,
+	// as the block's own glb does
+	in.Block = func(path string) ([]byte, bool, error) {
+		if n := below(coreDir, path); n != nil {
+			return ec.current(n)
+		}
+		return nil, false, nil
 	}
 	var dones []func()
 	defer func() {
@@ -141,11 +147,28 @@ func levelChunks(lv *Node) [3][2]*Node {
 	return out
 }
 
+// below is the node at path (slash-separated) below dir, nil if none.
+func below(dir *Node, path string) *Node {
+	n := dir
+	for _, name := range strings.Split(path, "/") {
+		if n = n.Child(name); n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
 // levelInputs are what level.glb reads besides its gameplay: core_data,
-// the chunks' streams, and the PNG views of the level's textures (tfrag,
-// sky, class slots).
+// the blocks of it the scene reads (the core's tfrags, collision and sky,
+// each class's), the chunks' streams, and the PNG views of the level's
+// textures (tfrag, sky, class slots).
 func levelInputs(lv, coreDir, cd *Node) []*Node {
 	out := []*Node{cd}
+	for _, name := range []string{"tfrags", "collision", "sky"} {
+		if n := coreDir.Child(name); n != nil && n.Kind != Dir {
+			out = append(out, n)
+		}
+	}
 	for _, ch := range levelChunks(lv) {
 		out = append(out, nonNil(ch[:])...)
 	}
@@ -159,7 +182,7 @@ func levelInputs(lv, coreDir, cd *Node) []*Node {
 		if kd := coreDir.Child(kind); kd != nil {
 			for _, cdir := range kd.Children {
 				for _, c := range cdir.Children {
-					if c.vm != nil && c.vm.kind == ViewPNG {
+					if c.Name == "class" && c.vm == nil || c.vm != nil && c.vm.kind == ViewPNG {
 						out = append(out, c)
 					}
 				}

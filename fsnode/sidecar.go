@@ -82,8 +82,11 @@ import (
 // the sky tables (levelcore_sky.go). Version 6 is version 5's format, but
 // its level.glb sizes are of scenes that embed their textures: a view's
 // kept size is only as good as the encoder that made it, so a change of
-// what an encoder writes is a new version too.
-const sidecarVersion = 6
+// what an encoder writes is a new version too. Version 7: level.glb reads
+// a class's mesh with the class's whole slot count (SlotCount), as
+// mesh.glb does, where a slot whose texture was left out had left the
+// class out of the scene.
+const sidecarVersion = 7
 
 var sidecarMagic = [8]byte{'G', 'C', 'F', 'S', 'I', 'D', 'X', 0}
 

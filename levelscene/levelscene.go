@@ -53,9 +53,26 @@ type texRef struct {
 // (data.d/core/), of the PNG view of a class's texture slot: the tree's
 // mobies|ties|shrubs/OOOO/SS.png.
 func TexturePath(kind levelcore.ClassKind, oclass int32, slot int) string {
-	dir := map[levelcore.ClassKind]string{levelcore.Moby: "mobies", levelcore.Tie: "ties", levelcore.Shrub: "shrubs"}[kind]
-	return fmt.Sprintf("%s/%04d/%02d.png", dir, oclass, slot)
+	return fmt.Sprintf("%s/%02d.png", classDir(kind, oclass), slot)
 }
+
+// ClassBlockPath is the path, relative to a level core's directory, of a
+// class's block: mobies|ties|shrubs/OOOO/class.
+func ClassBlockPath(kind levelcore.ClassKind, oclass int32) string {
+	return classDir(kind, oclass) + "/class"
+}
+
+func classDir(kind levelcore.ClassKind, oclass int32) string {
+	dir := map[levelcore.ClassKind]string{levelcore.Moby: "mobies", levelcore.Tie: "ties", levelcore.Shrub: "shrubs"}[kind]
+	return fmt.Sprintf("%s/%04d", dir, oclass)
+}
+
+// TfragTexturePath and SkyTexturePath are the paths, relative to a level
+// core's directory, of the PNG views of tfrag texture i and sky texture i.
+func TfragTexturePath(i int32) string { return fmt.Sprintf("textures/tfrag/%03d.png", i) }
+
+// SkyTexturePath: see TfragTexturePath.
+func SkyTexturePath(i int32) string { return fmt.Sprintf("sky.d/textures/%02d.png", i) }
 
 func (sb *sceneBuilder) material(r texRef) int {
 	if i, ok := sb.materials[r.name]; ok {
@@ -151,6 +168,12 @@ type Input struct {
 	// TexturePath): its bytes, or where the glb is only sized, its length
 	// (PNGSize). An error leaves that material a plain colour.
 	Texture func(path string, mat *gltf.Material) error
+	// Block, when set, gives the bytes of a block of the core (its name:
+	// tfrags, collision, sky) or of a class (ClassBlockPath), by its path
+	// below the level core's directory, where they are not its slice of
+	// CoreData (an overlay's edit of that block): ok false leaves the
+	// slice. An error leaves the block out, named.
+	Block func(path string) (b []byte, ok bool, err error)
 }
 
 // Result is the scene and what it leaves out.
@@ -175,7 +198,12 @@ func Build(in Input) (*Result, error) {
 	if core == nil {
 		core = &levelcore.Core{}
 	}
-	block := func(bl levelcore.Block) ([]byte, error) {
+	block := func(path string, bl levelcore.Block) ([]byte, error) {
+		if in.Block != nil {
+			if b, ok, err := in.Block(path); ok || err != nil {
+				return b, err
+			}
+		}
 		if bl.Offset < 0 || bl.Size < 0 || bl.Offset > int64(len(data)) || bl.Size > int64(len(data))-bl.Offset {
 			return nil, fmt.Errorf("block %#x+%#x outside core_data's %d bytes", bl.Offset, bl.Size, len(data))
 		}
@@ -198,7 +226,7 @@ func Build(in Input) (*Result, error) {
 			return
 		}
 		texName := func(t int32) texRef {
-			return texRef{fmt.Sprintf("tfrag_%03d", t), fmt.Sprintf("textures/tfrag/%03d.png", t), "MASK"}
+			return texRef{fmt.Sprintf("tfrag_%03d", t), TfragTexturePath(t), "MASK"}
 		}
 		if coll {
 			texName = func(t int32) texRef { return texRef{name: fmt.Sprintf("col_%02x", t&0xff)} }
@@ -219,7 +247,7 @@ func Build(in Input) (*Result, error) {
 		if bl.Name != "tfrags" && bl.Name != "collision" {
 			continue
 		}
-		b, err := block(bl)
+		b, err := block(bl.Name, bl)
 		if err != nil {
 			sb.leftOut = append(sb.leftOut, "core "+bl.Name+": "+err.Error())
 			continue
@@ -232,14 +260,14 @@ func Build(in Input) (*Result, error) {
 		if bl.Name != "sky" {
 			continue
 		}
-		b, err := block(bl)
+		b, err := block(bl.Name, bl)
 		if err == nil {
 			var shells []mesh.Mesh
 			if shells, err = mesh.ReadSky(b); err == nil {
 				for i := range shells {
 					name := fmt.Sprintf("sky_shell%d", i)
 					if mi := sb.addMesh(name, &shells[i], func(t int32) texRef {
-						return texRef{fmt.Sprintf("sky_%03d", t), fmt.Sprintf("sky.d/textures/%02d.png", t), "BLEND"}
+						return texRef{fmt.Sprintf("sky_%03d", t), SkyTexturePath(t), "BLEND"}
 					}); mi >= 0 {
 						skyNodes = append(skyNodes, sb.node(gltf.Node{Name: name, Mesh: mi}))
 					}
@@ -287,17 +315,11 @@ func Build(in Input) (*Result, error) {
 		case cl.Block == nil:
 			why = "no class block"
 		default:
-			b, err := block(*cl.Block)
+			b, err := block(ClassBlockPath(kind, o), *cl.Block)
 			var m *mesh.Mesh
 			if err == nil {
-				switch kind {
-				case levelcore.Moby:
-					m, err = mesh.ReadMoby(b, mesh.High, len(cl.Slots))
-				case levelcore.Tie:
-					m, err = mesh.ReadTie(b, len(cl.Slots))
-				default:
-					m, err = mesh.ReadShrub(b, len(cl.Slots))
-				}
+				// as the class's own mesh.glb reads it (the tree's, mkdisc's)
+				m, err = mesh.ReadClass(string(kind), mesh.High, b, cl.TextureSlots())
 			}
 			if err != nil {
 				why = err.Error()

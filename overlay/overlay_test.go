@@ -316,6 +316,48 @@ func TestDerivedLazyViews(t *testing.T) {
 	if !bytes.Equal(derived(class+"mesh.glb"), readNode(t, tree, class+"mesh.glb")) {
 		t.Error("mesh.glb of the class block written back unchanged differs from the disc's")
 	}
+	os.Remove(filepath.Join(dir, filepath.FromSlash(class+"class")))
+
+	// The moved moby's class block and the core's tfrags zeroed: level.glb
+	// reads the edited blocks (it slices core_data itself otherwise), so
+	// that class's mesh and the core's tfrags are gone from it.
+	meshNames := func(glb []byte) map[string]bool {
+		var doc struct {
+			Meshes []struct {
+				Name string `json:"name"`
+			} `json:"meshes"`
+		}
+		if !gltf.IsGLB(glb) {
+			t.Fatal("level.glb is not a glb")
+		}
+		if err := json.Unmarshal(glb[20:20+binary.LittleEndian.Uint32(glb[12:])], &doc); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, m := range doc.Meshes {
+			out[m.Name] = true
+		}
+		return out
+	}
+	mobyClass := fmt.Sprintf("%sdata.d/core/mobies/%04d/class", lv, m.OClass)
+	coreTfrags := lv + "data.d/core/tfrags"
+	classMesh := fmt.Sprintf("moby_%d", m.OClass)
+	if disc := meshNames(readNode(t, tree, lv+"level.glb")); !disc[classMesh] || !disc["core_tfrags"] {
+		t.Fatalf("the disc's level.glb has no mesh %s or core_tfrags: %v", classMesh, disc)
+	}
+	for _, p := range []string{mobyClass, coreTfrags} {
+		edit(t, dir, p, make([]byte, len(readNode(t, tree, p))))
+		if d := dependents(p); !strings.Contains(d, lv+"level.glb") {
+			t.Errorf("%s's dependents leave out level.glb: %s", p, d)
+		}
+	}
+	got := meshNames(derived(lv + "level.glb"))
+	if got[classMesh] || got["core_tfrags"] {
+		t.Errorf("level.glb of a zeroed class block and core tfrags still has mesh %s (%v) or core_tfrags (%v)", classMesh, got[classMesh], got["core_tfrags"])
+	}
+	if len(got) == 0 {
+		t.Error("level.glb of the zeroed blocks has no mesh at all")
+	}
 }
 
 // TestLevelTextureEditChecks: a level texture's PNG edited (recoloured, at

@@ -210,10 +210,25 @@ type Class struct {
 	Index  int   // entry index in its table
 	OClass int32 // class number
 	Block  *Block
-	Slots  []Slot
+	Slots  []Slot // the slots served (a slot whose texture is left out has none)
+	// SlotCount is the number of texture slots the entry lists (to its
+	// 0xff terminator), served or not: what the class's mesh readers take,
+	// so that a triangle of a slot left out still reads (a plain material).
+	SlotCount int
 	// Stashed: a moby class whose o_class is in the stash list.
 	Stashed   bool
 	Billboard *Texture // shrubs with a billboard
+}
+
+// TextureSlots is the slot count a class's mesh reader takes: SlotCount,
+// or one past the highest slot served where that is more (a Class built
+// by hand).
+func (c *Class) TextureSlots() int {
+	n := c.SlotCount
+	for _, s := range c.Slots {
+		n = max(n, s.Slot+1)
+	}
+	return n
 }
 
 // Particle is one particle definition's frames.

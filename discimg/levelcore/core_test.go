@@ -117,7 +117,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 		for i, cl := range classes[k] {
 			cd := descs[k][i]
-			if cl.OClass != cd.OClass || cl.Stashed != cd.Stashed || len(cl.Slots) != len(cd.Slots) {
+			if cl.OClass != cd.OClass || cl.Stashed != cd.Stashed || len(cl.Slots) != len(cd.Slots) || cl.SlotCount != len(cd.Slots) {
 				t.Fatalf("class %d/%d: %+v", k, i, cl)
 			}
 			if cd.Block == nil {
@@ -256,6 +256,10 @@ func TestBadInput(t *testing.T) {
 		})
 		if len(c.Mobies[0].Slots) != 1 || !strings.Contains(s.Reason, "past its table of 3") {
 			t.Fatalf("%+v %v", c.Mobies[0].Slots, s)
+		}
+		// the slot left out still counts: its triangles read, plain
+		if c.Mobies[0].SlotCount != 2 || c.Mobies[0].TextureSlots() != 2 {
+			t.Errorf("slot count %d (mesh readers take %d), want 2 with slot 1 left out", c.Mobies[0].SlotCount, c.Mobies[0].TextureSlots())
 		}
 	})
 	t.Run("no terminator", func(t *testing.T) {

@@ -361,6 +361,7 @@ func (r *reader) class(kind ClassKind, k int, at int64) Class {
 		c.skip(what+" texture slots", at+0x10, "no 0xff terminator in its %d texture indices: no slot is served", slotBytes)
 		n = 0
 	}
+	cl.SlotCount = n
 	for s := 0; s < n; s++ {
 		ti := int(slots[s])
 		sw := fmt.Sprintf("%s slot %d", what, s)

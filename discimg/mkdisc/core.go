@@ -8,6 +8,7 @@ import (
 	"gcfs/assets"
 	"gcfs/codec"
 	"gcfs/discimg/levelcore"
+	"gcfs/levelscene"
 )
 
 // The level core (SPEC "The tree, third edition", LEVEL-CORE §1): every
@@ -322,7 +323,7 @@ func coreFiles(d *levelcore.Desc, b *levelcore.Built, pngs map[string][]byte) ([
 	}
 	for i, t := range d.TfragTextures {
 		w, hh, pix, pal := tex(t)
-		png(fmt.Sprintf("textures/tfrag/%03d.png", i), w, hh, pix, pal)
+		png(levelscene.TfragTexturePath(int32(i)), w, hh, pix, pal)
 	}
 	classes := []struct {
 		dir  string

@@ -8,6 +8,7 @@ import (
 	"gcfs/assets"
 	"gcfs/discimg/levelcore"
 	"gcfs/gltf"
+	"gcfs/levelscene"
 )
 
 // The sky block of a level's core (LEVEL-CORE §2.6), laid out by
@@ -86,8 +87,8 @@ func skyFiles(d *levelcore.SkyDesc, block []byte, kept map[string][]byte) ([]Man
 		}
 		b := assets.EncodePNG(tex)
 		pngs[int32(i)] = b
-		kept[fmt.Sprintf("sky.d/textures/%02d.png", i)] = b
-		out = append(out, ManifestEntry{Path: fmt.Sprintf("core/sky.d/textures/%02d.png", i), Size: int64(len(b)), SHA1: sha1Hex(b)})
+		kept[levelscene.SkyTexturePath(int32(i))] = b
+		out = append(out, ManifestEntry{Path: "core/" + levelscene.SkyTexturePath(int32(i)), Size: int64(len(b)), SHA1: sha1Hex(b)})
 	}
 	glb, _, err := gltf.EncodeSky("sky", block, func(tex int32) ([]byte, error) {
 		if b, ok := pngs[tex]; ok {
