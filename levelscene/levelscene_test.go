@@ -8,6 +8,7 @@ import (
 	"gcfs/discimg/gameplay"
 	"gcfs/discimg/levelcore"
 	"gcfs/gltf"
+	"gcfs/mesh"
 )
 
 // TestMissingClasses: instances whose class the core does not hold, or
@@ -85,4 +86,46 @@ func FuzzBuild(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestClassBlocks: a class is read with its entry's whole slot count (a
+// slot whose texture was left out still reads, its material plain, as the
+// class's mesh.glb has it), and from Input.Block where that gives the
+// block (an edit) instead of its slice of CoreData.
+func TestClassBlocks(t *testing.T) {
+	strips := mesh.Box([3]int16{0, 0, 0}, 500, []int32{0, 1})
+	block, err := mesh.WriteMoby(&mesh.MobyClass{Scale: 1, High: strips, Low: strips})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &gameplay.Desc{Mobies: []gameplay.MobyDesc{{UID: 1, OClass: 7, Group: -1, Scale: 1}}}
+	// slot 1's texture left out: Slots holds slot 0 alone
+	cl := levelcore.Class{Kind: levelcore.Moby, OClass: 7, Block: &levelcore.Block{Offset: 0, Size: int64(len(block))},
+		Slots: []levelcore.Slot{{Slot: 0}}, SlotCount: 2}
+	in := Input{Gameplay: gameplay.Build(d).Bytes, Core: &levelcore.Core{Mobies: []levelcore.Class{cl}}, CoreData: block}
+	res, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Scene.Meshes) != 1 || res.InstancesLeftOut != 0 {
+		t.Fatalf("%d meshes, %d instances left out (%q): the class with a slot left out did not read", len(res.Scene.Meshes), res.InstancesLeftOut, res.LeftOut)
+	}
+	// The block given by Input.Block: zeros, which do not read.
+	var asked []string
+	in.Block = func(path string) ([]byte, bool, error) {
+		asked = append(asked, path)
+		if path == ClassBlockPath(levelcore.Moby, 7) {
+			return make([]byte, len(block)), true, nil
+		}
+		return nil, false, nil
+	}
+	if res, err = Build(in); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Scene.Meshes) != 0 || res.InstancesLeftOut != 1 || !strings.Contains(strings.Join(res.LeftOut, "; "), "moby 7") {
+		t.Errorf("the edited class block: %d meshes, %d instances left out, left out %q", len(res.Scene.Meshes), res.InstancesLeftOut, res.LeftOut)
+	}
+	if strings.Join(asked, ",") != "mobies/0007/class" {
+		t.Errorf("asked for %q", asked)
+	}
 }
