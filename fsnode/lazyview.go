@@ -3,6 +3,7 @@ package fsnode
 import (
 	"bytes"
 	"fmt"
+	"image/png"
 	"io"
 	"strings"
 	"sync"
@@ -100,11 +101,24 @@ func (ec *encodeCtx) current(n *Node) ([]byte, bool, error) {
 // png gives a glb's material the PNG view png: its edited bytes, or the
 // disc's (embedPNG: its size alone for a size-only encode).
 func (ec *encodeCtx) png(mat *gltf.Material, png *Node) error {
-	if b, ok, err := ec.current(png); ok || err != nil {
+	if b, ok, err := ec.currentPNG(png); ok || err != nil {
 		mat.PNG = b
 		return err
 	}
 	return embedPNG(mat, png, ec.sizeOnly)
+}
+
+// currentPNG is current for a PNG view: an edit that does not decode as a
+// PNG is an error (a glb embedding it as image/png would fail the
+// validator), named as the edit's, as a disc texture that fails is.
+func (ec *encodeCtx) currentPNG(n *Node) ([]byte, bool, error) {
+	b, ok, err := ec.current(n)
+	if ok && err == nil {
+		if _, derr := png.Decode(bytes.NewReader(b)); derr != nil {
+			return nil, true, fmt.Errorf("the edit of %s is not a PNG: %v", n.path, derr)
+		}
+	}
+	return b, ok, err
 }
 
 // lazyView is a lazily sized view's state (viewMeta.lazy).

@@ -57,7 +57,7 @@ func levelGLB(lv, gp, coreDir *Node, cd *Node, ec *encodeCtx) (encodedView, erro
 		if png == nil {
 			return fmt.Errorf("no %s in %s", path, coreDir.path)
 		}
-		if b, ok, err := ec.current(png); ok || err != nil {
+		if b, ok, err := ec.currentPNG(png); ok || err != nil {
 			mat.PNG = b
 			return err
 		}

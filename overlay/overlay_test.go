@@ -358,6 +358,23 @@ func TestDerivedLazyViews(t *testing.T) {
 	if len(got) == 0 {
 		t.Error("level.glb of the zeroed blocks has no mesh at all")
 	}
+	for _, p := range []string{mobyClass, coreTfrags} {
+		os.Remove(filepath.Join(dir, filepath.FromSlash(p)))
+	}
+
+	// A slot's PNG edited into bytes that are no PNG: mesh.glb fails
+	// naming the edit, level.glb leaves that material plain (it embedded
+	// the bytes as image/png, which fails the validator).
+	notPNG := []byte("\x89PNG but not really: no chunks at all")
+	edit(t, dir, class+"00.png", notPNG)
+	if _, _, err := ov.Derived(class+"mesh.glb", n); err == nil || !strings.Contains(err.Error(), "not a PNG") {
+		t.Errorf("mesh.glb over a slot edited into no PNG: %v", err)
+	}
+	lg, _ := tree.Lookup(lv + "level.glb")
+	b, ok, err := ov.Derived(lv+"level.glb", lg)
+	if !ok || err != nil || !gltf.IsGLB(b) || bytes.Contains(b, notPNG) {
+		t.Errorf("level.glb over a slot edited into no PNG: ok %v, %v, embeds it: %v", ok, err, bytes.Contains(b, notPNG))
+	}
 }
 
 // TestLevelTextureEditChecks: a level texture's PNG edited (recoloured, at
