@@ -333,9 +333,7 @@ func Build(in Input) (*Result, error) {
 				}
 				return texRef{name: fmt.Sprintf("%s_%d_slot%d", kind, o, t)}
 			}
-			if mi = sb.addMesh(fmt.Sprintf("%s_%d", kind, o), m, texName); mi < 0 {
-				why = "no triangles"
-			}
+			mi = sb.addMesh(fmt.Sprintf("%s_%d", kind, o), m, texName) // (ReadClass gives no mesh without triangles)
 		}
 		if why != "" {
 			leftClasses = append(leftClasses, fmt.Sprintf("%s %d: %s", kind, o, why))
