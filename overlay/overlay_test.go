@@ -255,9 +255,7 @@ func TestDerivedLazyViews(t *testing.T) {
 			Matrix []float64 `json:"matrix"`
 		} `json:"nodes"`
 	}
-	if err := json.Unmarshal(glb[20:20+binary.LittleEndian.Uint32(glb[12:])], &doc); err != nil {
-		t.Fatal(err)
-	}
+	glbJSON(t, glb, &doc)
 	found := false
 	for _, nd := range doc.Nodes {
 		if nd.Name == fmt.Sprintf("moby_%d_%d", m.OClass, m.UID) && len(nd.Matrix) == 16 && nd.Matrix[12] == 4321.5 {
@@ -327,12 +325,7 @@ func TestDerivedLazyViews(t *testing.T) {
 				Name string `json:"name"`
 			} `json:"meshes"`
 		}
-		if !gltf.IsGLB(glb) {
-			t.Fatal("level.glb is not a glb")
-		}
-		if err := json.Unmarshal(glb[20:20+binary.LittleEndian.Uint32(glb[12:])], &doc); err != nil {
-			t.Fatal(err)
-		}
+		glbJSON(t, glb, &doc)
 		out := map[string]bool{}
 		for _, m := range doc.Meshes {
 			out[m.Name] = true
@@ -367,6 +360,10 @@ func TestDerivedLazyViews(t *testing.T) {
 	// the bytes as image/png, which fails the validator).
 	notPNG := []byte("\x89PNG but not really: no chunks at all")
 	edit(t, dir, class+"00.png", notPNG)
+	ov.Check(class + "00.png")
+	if why, bad := ov.EditError(class + "00.png"); !bad || why == "" {
+		t.Errorf("a slot PNG edited into no PNG has no edit error")
+	}
 	if _, _, err := ov.Derived(class+"mesh.glb", n); err == nil || !strings.Contains(err.Error(), "not a PNG") {
 		t.Errorf("mesh.glb over a slot edited into no PNG: %v", err)
 	}
@@ -374,6 +371,17 @@ func TestDerivedLazyViews(t *testing.T) {
 	b, ok, err := ov.Derived(lv+"level.glb", lg)
 	if !ok || err != nil || !gltf.IsGLB(b) || bytes.Contains(b, notPNG) {
 		t.Errorf("level.glb over a slot edited into no PNG: ok %v, %v, embeds it: %v", ok, err, bytes.Contains(b, notPNG))
+	}
+}
+
+// glbJSON decodes glb's JSON chunk into v.
+func glbJSON(t *testing.T, glb []byte, v any) {
+	t.Helper()
+	if !gltf.IsGLB(glb) || len(glb) < 20 || int64(len(glb)) < 20+int64(binary.LittleEndian.Uint32(glb[12:])) {
+		t.Fatalf("not a glb (%d bytes)", len(glb))
+	}
+	if err := json.Unmarshal(glb[20:20+binary.LittleEndian.Uint32(glb[12:])], v); err != nil {
+		t.Fatal(err)
 	}
 }
 
