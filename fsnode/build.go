@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,7 +48,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	if opt.ReadAhead > 0 {
 		t.raSem = make(chan struct{}, raWorkers)
 	}
-	t.bigSem = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+	t.bigSem = make(chan struct{}, max(2, cores))
 	t.logImageProblems()
 	b := &builder{t: t, prefixes: map[*Node][]byte{}}
 	root := &Node{Kind: Dir, tree: t, entry: img.Root}
@@ -83,7 +82,7 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	t.assignInos()
 	t.orderFiles()
 	t.buildCache = nil
-	if spare := runtime.GOMAXPROCS(0) - 1; spare > 0 {
+	if spare := cores - 1; spare > 0 {
 		t.scanSem = make(chan struct{}, spare)
 	}
 	t.ready.Store(true)

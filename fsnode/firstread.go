@@ -46,8 +46,16 @@ func (dr *decodedReader) streams() bool {
 // wholeMax bounds the output (and the stream) a whole decode holds at once.
 var wholeMax int64 = 64 << 20
 
+// cores is the CPUs the process may use, as the runtime found them at
+// start (GOMAXPROCS: affinity, cgroup quota, the environment's setting).
+// The tree sizes its parallel work by it, not by runtime.GOMAXPROCS(0): a
+// mount raises that past the cores for its background threads
+// (BackgroundThreads), and more decoding goroutines than cores would only
+// take turns.
+var cores = runtime.GOMAXPROCS(0)
+
 // wholeWorkers is how many goroutines a whole decode uses.
-var wholeWorkers = runtime.GOMAXPROCS(0)
+var wholeWorkers = cores
 
 // decodeWhole is block i's load when the file qualifies for a whole decode
 // into dr.cache and has not had one: it decodes the stream whole, puts the

@@ -1,8 +1,6 @@
 package fsnode
 
 import (
-	"runtime"
-
 	"gcfs/cache"
 )
 
@@ -108,7 +106,7 @@ func (dr *decodedReader) chain(first, last int) {
 }
 
 // raWorkers bounds the read-ahead chains of a tree running at once.
-var raWorkers = max(2, runtime.GOMAXPROCS(0))
+var raWorkers = max(2, cores)
 
 // inOrderMax is how far behind a missing block a streamed file's decode
 // may be for the block's read to follow it in order (inOrder) rather than

@@ -1,7 +1,6 @@
 package fsnode
 
 import (
-	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -31,7 +30,7 @@ func (n *Node) SizeChildren() {
 	if len(todo) < 2 {
 		return // none, or one the lookup sizes as soon
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	workers := min(cores, len(todo))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {

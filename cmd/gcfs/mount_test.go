@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"gcfs/fsnode"
 	"gcfs/fsnode/fusefs"
 )
 
@@ -139,5 +140,19 @@ func TestUnescapeMountPath(t *testing.T) {
 	}
 	if got := unescapeMountPath(`/plain`); got != "/plain" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+func TestMountProcs(t *testing.T) {
+	// the cores, and a P for each lowered background thread
+	if got, want := mountProcs("", 2), 2+fsnode.BackgroundThreads; got != want {
+		t.Errorf("mountProcs(\"\", 2) = %d, want %d", got, want)
+	}
+	if got, want := mountProcs("", 1), 1+fsnode.BackgroundThreads; got != want {
+		t.Errorf("mountProcs(\"\", 1) = %d, want %d", got, want)
+	}
+	// a GOMAXPROCS the user set is kept
+	if got := mountProcs("3", 3); got != 3 {
+		t.Errorf("mountProcs(\"3\", 3) = %d, want 3", got)
 	}
 }
