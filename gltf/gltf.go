@@ -41,7 +41,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"gcfs/mesh"
 )
@@ -485,7 +485,26 @@ func (pl *planner) materialFor(k int, hasUV bool) int {
 // toGLTF converts a game (Z-up) vector to glTF's Y-up.
 func toGLTF(v [3]float32) [3]float32 { return [3]float32{v[0], v[2], -v[1]} }
 
-func finite(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
+// finite: not a NaN or an infinity (whose exponent bits are all set), by
+// a mask rather than through float64, since sizing a glb tests every
+// coordinate of its meshes.
+func finite(v float32) bool { return math.Float32bits(v)&0x7f800000 != 0x7f800000 }
+
+// orderKey maps a float32 that is not a NaN to a uint32 in the same
+// order, -0 below +0 (as the builtin min and max order them): the sign bit
+// set for the positive, every bit flipped for the negative.
+func orderKey(v float32) uint32 {
+	b := math.Float32bits(v)
+	return b ^ (uint32(int32(b)>>31) | 0x80000000)
+}
+
+// keyFloat is orderKey's inverse, as a float64.
+func keyFloat(k uint32) float64 {
+	if k&0x80000000 != 0 {
+		return float64(math.Float32frombits(k ^ 0x80000000))
+	}
+	return float64(math.Float32frombits(^k))
+}
 
 // mesh plans one mesh; -1 when it has no triangles (glTF has no empty mesh).
 func (pl *planner) mesh(m *Mesh) (int, error) {
@@ -505,18 +524,22 @@ func (pl *planner) mesh(m *Mesh) (int, error) {
 	if n > math.MaxUint32 {
 		return 0, invalid("%d vertices", n)
 	}
-	// POSITION, with its bounds (exact: the float32 values as float64).
-	lo := [3]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}
-	hi := [3]float32{float32(math.Inf(-1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
+	// POSITION, with its bounds (exact: the float32 values as float64),
+	// kept as order keys: integer comparisons without branches, where the
+	// builtin min and max on floats (their NaN handling) made this loop
+	// most of a glb's sizing.
+	lo0, lo1, lo2 := uint32(math.MaxUint32), uint32(math.MaxUint32), uint32(math.MaxUint32)
+	var hi0, hi1, hi2 uint32
 	for i, p := range g.Positions {
-		q := toGLTF(p)
-		for c, v := range q {
-			if !finite(v) {
-				return 0, invalid("position %d is %v", i, p)
-			}
-			lo[c], hi[c] = min(lo[c], v), max(hi[c], v)
+		if !finite(p[0]) || !finite(p[1]) || !finite(p[2]) {
+			return 0, invalid("position %d is %v", i, p)
 		}
+		q := toGLTF(p)
+		k0, k1, k2 := orderKey(q[0]), orderKey(q[1]), orderKey(q[2])
+		lo0, lo1, lo2 = min(lo0, k0), min(lo1, k1), min(lo2, k2)
+		hi0, hi1, hi2 = max(hi0, k0), max(hi1, k1), max(hi2, k2)
 	}
+	lo, hi := [3]uint32{lo0, lo1, lo2}, [3]uint32{hi0, hi1, hi2}
 	for i, v := range g.UVs {
 		if !finite(v[0]) || !finite(v[1]) {
 			return 0, invalid("UV %d is %v", i, v)
@@ -530,7 +553,7 @@ func (pl *planner) mesh(m *Mesh) (int, error) {
 		return b
 	})
 	attrs := docAttributes{Position: pl.accessor(docAccessor{BufferView: bv, ComponentType: compFloat, Count: n, Type: "VEC3",
-		Max: []float64{float64(hi[0]), float64(hi[1]), float64(hi[2])}, Min: []float64{float64(lo[0]), float64(lo[1]), float64(lo[2])}})}
+		Max: []float64{keyFloat(hi[0]), keyFloat(hi[1]), keyFloat(hi[2])}, Min: []float64{keyFloat(lo[0]), keyFloat(lo[1]), keyFloat(lo[2])}})}
 	if g.Normals != nil {
 		nor := g.Normals
 		bv := pl.view(int64(n)*12, targetArray, func(b []byte) []byte {
@@ -556,15 +579,23 @@ func (pl *planner) mesh(m *Mesh) (int, error) {
 	}
 	// One primitive per texture reference, ascending; its triangles in
 	// their order in the mesh.
+	// (A mesh's triangles come in runs of one texture: the map is asked at
+	// the start of a run only.)
 	counts := map[int32]int{}
-	for _, t := range g.Triangles {
-		counts[t.Tex]++
+	run, runTex := 0, int32(0)
+	for i, t := range g.Triangles {
+		if i > 0 && t.Tex != runTex {
+			counts[runTex] += run
+			run = 0
+		}
+		run, runTex = run+1, t.Tex
 	}
+	counts[runTex] += run
 	texs := make([]int32, 0, len(counts))
 	for k := range counts {
 		texs = append(texs, k)
 	}
-	sort.Slice(texs, func(i, j int) bool { return texs[i] < texs[j] })
+	slices.Sort(texs)
 	comp, width := compUInt, int64(4)
 	if n < math.MaxUint16 { // 0xffff is the primitive restart value, not an index
 		comp, width = compUShort, 2

@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -482,5 +483,67 @@ func TestBlenderImport(t *testing.T) {
 	// box, plain and big have triangles (empty does not): three mesh objects.
 	if !bytes.Contains(out, []byte("GCFS-IMPORT {'FINISHED'} 3")) {
 		t.Fatalf("blender import:\n%s", out)
+	}
+}
+
+// TestPositionBounds: POSITION's min and max are the builtin min and max
+// of the written positions, -0 below +0 included, and the primitives group
+// the triangles by texture whatever their runs.
+func TestPositionBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	negZero := float32(math.Copysign(0, -1))
+	pool := []float32{0, negZero, 1, -1, 1e-30, -1e-30, math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32}
+	for round := range 300 {
+		m := &mesh.Mesh{}
+		n := 1 + rng.IntN(40)
+		for range n {
+			var p [3]float32
+			for c := range p {
+				if rng.IntN(2) == 0 {
+					p[c] = pool[rng.IntN(len(pool))]
+				} else {
+					p[c] = float32(rng.NormFloat64() * 100)
+				}
+			}
+			m.Positions = append(m.Positions, p)
+		}
+		texCount := map[int32]int{}
+		for range 1 + rng.IntN(30) {
+			tex := int32(rng.IntN(4))
+			texCount[tex]++
+			m.Triangles = append(m.Triangles, mesh.Triangle{V: [3]uint32{uint32(rng.IntN(n)), uint32(rng.IntN(n)), uint32(rng.IntN(n))}, Tex: tex})
+		}
+		b, err := Encode(Single("m", m, nil, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := parseGLB(t, b)
+		lo, hi := toGLTF(m.Positions[0]), toGLTF(m.Positions[0])
+		for _, p := range m.Positions {
+			q := toGLTF(p)
+			for c := range q {
+				lo[c], hi[c] = min(lo[c], q[c]), max(hi[c], q[c])
+			}
+		}
+		acc := g.obj("accessors", 0)
+		for c := range 3 {
+			gotLo, gotHi := acc["min"].([]any)[c].(float64), acc["max"].([]any)[c].(float64)
+			if gotLo != float64(lo[c]) || math.Signbit(gotLo) != math.Signbit(float64(lo[c])) ||
+				gotHi != float64(hi[c]) || math.Signbit(gotHi) != math.Signbit(float64(hi[c])) {
+				t.Fatalf("round %d axis %d: bounds [%v, %v], want [%v, %v]", round, c, gotLo, gotHi, lo[c], hi[c])
+			}
+		}
+		prims := g.obj("meshes", 0)["primitives"].([]any)
+		if len(prims) != len(texCount) {
+			t.Fatalf("round %d: %d primitives for %d textures", round, len(prims), len(texCount))
+		}
+		total := 0
+		for _, p := range prims {
+			ix := g.obj("accessors", num(p.(map[string]any)["indices"]))
+			total += num(ix["count"])
+		}
+		if total != 3*len(m.Triangles) {
+			t.Fatalf("round %d: %d indices for %d triangles", round, total, len(m.Triangles))
+		}
 	}
 }
