@@ -81,6 +81,12 @@ type Overlay struct {
 	dir  string
 	logf func(format string, args ...any)
 
+	// checkMu orders Checks: each reads DIR's copy and sets the mark under
+	// it, so the mark is that of the last copy read. RELEASEs run
+	// concurrently, and one check of an older write can read a later
+	// write's partial bytes and finish after the later write's check.
+	checkMu sync.Mutex
+
 	mu     sync.Mutex
 	errs   map[string]string // tree path -> why its edit cannot be rebuilt
 	logged map[string]string // the error last logged for a path
@@ -285,7 +291,12 @@ func (o *Overlay) Check(p string) {
 	if err != nil {
 		return
 	}
+	o.checkMu.Lock()
+	defer o.checkMu.Unlock()
 	b, err := os.ReadFile(f)
+	if checkRead != nil {
+		checkRead(p)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			o.setErr(p, f, "")
@@ -302,6 +313,10 @@ func (o *Overlay) Check(p string) {
 	}
 	o.setErr(p, f, why)
 }
+
+// checkRead, when a test sets it, runs in Check between reading the edit
+// and marking it.
+var checkRead func(p string)
 
 func (o *Overlay) setErr(p, f, why string) {
 	// Log before the mark is visible: whoever sees the mark (a getxattr

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"gcfs/assets"
 	"gcfs/discimg"
@@ -423,5 +424,50 @@ func TestLevelTextureEditChecks(t *testing.T) {
 	ov.Check(tfrag + "002.png")
 	if why, bad := ov.EditError(tfrag + "002.png"); !bad || !strings.Contains(why, "keeps its size") {
 		t.Errorf("a PNG of another size: edit error %q", why)
+	}
+}
+
+// TestCheckLastReadWins: a check of an older write that read its bytes
+// before a later write's check ran cannot set its mark after that check:
+// the mark is that of the last bytes read. (The mount's RELEASEs run
+// concurrently, and a slow one used to put back a cleared edit_error.)
+func TestCheckLastReadWins(t *testing.T) {
+	tree := smallTree(t)
+	dir := t.TempDir()
+	ov, err := New(tree, dir, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := "G/BONUS.WAD/character_renders/00.wad"
+	good := readNode(t, tree, p)
+	edit(t, dir, p, []byte("not a stream at all"))
+
+	staleRead := make(chan struct{})
+	goodDone := make(chan struct{})
+	first := true
+	checkRead = func(string) {
+		if !first {
+			return
+		}
+		first = false
+		close(staleRead)
+		// Held until the later check is done, or long enough that it
+		// must have run were it not ordered behind this one.
+		select {
+		case <-goodDone:
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	t.Cleanup(func() { checkRead = nil })
+
+	staleDone := make(chan struct{})
+	go func() { ov.Check(p); close(staleDone) }()
+	<-staleRead
+	edit(t, dir, p, good)
+	go func() { ov.Check(p); close(goodDone) }()
+	<-staleDone
+	<-goodDone
+	if why, bad := ov.EditError(p); bad {
+		t.Fatalf("the disc's own bytes, checked last: edit error %q", why)
 	}
 }
