@@ -16,7 +16,7 @@ func TestClassMeshes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range []Layout{Small, Retail} {
+	for _, l := range contentLayouts() {
 		g := &gen{layout: l, seed: 1}
 		small := l == Small
 		classes := 0

@@ -12,7 +12,7 @@ import (
 // only classes its level's core holds, and its parts (gameplay.d/) are its
 // blocks.
 func TestLevelGameplay(t *testing.T) {
-	for _, l := range []Layout{Small, Retail} {
+	for _, l := range contentLayouts() {
 		for _, f := range built(t, l) {
 			if f.info == nil || f.info.Family != "LEVEL" {
 				continue

@@ -13,7 +13,7 @@ import (
 // textures shell textures (not the fx ones) or none for the untextured
 // shell.
 func TestLevelSkies(t *testing.T) {
-	for _, l := range []Layout{Small, Retail} {
+	for _, l := range contentLayouts() {
 		g := &gen{layout: l, seed: 1}
 		rows, err := parseLevels()
 		if err != nil {
