@@ -73,6 +73,19 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// newOverlay is an overlay, in a new directory, over the small layout's
+// tree.
+func newOverlay(t *testing.T) (*fsnode.Tree, string, *Overlay) {
+	t.Helper()
+	tree := smallTree(t)
+	dir := t.TempDir()
+	ov, err := New(tree, dir, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree, dir, ov
+}
+
 func readNode(t *testing.T, tree *fsnode.Tree, p string) []byte {
 	t.Helper()
 	n, err := tree.Lookup(p)
@@ -110,12 +123,7 @@ func edit(t *testing.T, dir, p string, b []byte) {
 // ok false (the disc's bytes serve). Each expected value is what the same
 // view of the disc shows for the node whose bytes the edit copied.
 func TestDerivedShowsEdits(t *testing.T) {
-	tree := smallTree(t)
-	dir := t.TempDir()
-	ov, err := New(tree, dir, t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree, dir, ov := newOverlay(t)
 	derived := func(p string) ([]byte, bool, error) {
 		t.Helper()
 		n, err := tree.Lookup(p)
@@ -206,12 +214,7 @@ func dependentPaths(t *testing.T, tree *fsnode.Tree, p string) string {
 // glbs embed the new bytes), a class block (the same bytes: the same glb).
 // Each edited node names them among its dependents.
 func TestDerivedLazyViews(t *testing.T) {
-	tree := smallTree(t)
-	dir := t.TempDir()
-	ov, err := New(tree, dir, t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree, dir, ov := newOverlay(t)
 	derived := func(p string) []byte {
 		t.Helper()
 		n, err := tree.Lookup(p)
@@ -391,12 +394,7 @@ func glbJSON(t *testing.T, glb []byte, v any) {
 // size has one saying so. Two level textures edited beside each other are
 // no conflict.
 func TestLevelTextureEditChecks(t *testing.T) {
-	tree := smallTree(t)
-	dir := t.TempDir()
-	ov, err := New(tree, dir, t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree, dir, ov := newOverlay(t)
 	tfrag := "G/LEVEL1.WAD/data.d/core/textures/tfrag/"
 	recoloured := func(p string) []byte {
 		img, err := png.Decode(bytes.NewReader(readNode(t, tree, p)))
@@ -432,12 +430,7 @@ func TestLevelTextureEditChecks(t *testing.T) {
 // the mark is that of the last bytes read. (The mount's RELEASEs run
 // concurrently, and a slow one used to put back a cleared edit_error.)
 func TestCheckLastReadWins(t *testing.T) {
-	tree := smallTree(t)
-	dir := t.TempDir()
-	ov, err := New(tree, dir, t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree, dir, ov := newOverlay(t)
 	p := "G/BONUS.WAD/character_renders/00.wad"
 	good := readNode(t, tree, p)
 	edit(t, dir, p, []byte("not a stream at all"))
