@@ -267,13 +267,11 @@ func TestSidecarIgnored(t *testing.T) {
 		"checksum":      flip(len(good) - 1),
 		"not a sidecar": bytes.Repeat([]byte("x"), 100),
 	}
+	// A tree built and statted each case: under -short three of them.
+	short := shortCases(t, cases, "truncated", "other image", "damaged")
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
-			// A tree built and statted each case: under -short (make
-			// test's race pass) three of them; the full pass runs all.
-			if testing.Short() && name != "truncated" && name != "other image" && name != "damaged" {
-				t.Skip("under -short only truncated, other image and damaged")
-			}
+			short.skip(t, name)
 			if err := os.WriteFile(t1.IndexFile(), b, 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -53,10 +53,12 @@ func TestLevelCores(t *testing.T) {
 }
 
 // contentLayouts are the layouts a test of generated level content runs
-// on: both, but only the small one under -short. make test's race pass is
-// -short, and these generators run on one goroutine, so the race detector
-// would only slow the retail layout's check; the full pass that follows
-// checks it.
+// on: both, but only the small one under -short (make test's race pass);
+// the full pass that follows checks the retail one too. These tests check
+// content on one goroutine, level cores made by gen directly or the files
+// of the shared build (built), so the race detector has nothing to find in
+// the retail checks. The build's own concurrency stays under -race: the
+// retail build is made there for TestContainersReadBack either way.
 func contentLayouts() []Layout {
 	if testing.Short() {
 		return []Layout{Small}
