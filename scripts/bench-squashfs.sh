@@ -15,6 +15,14 @@
 # ratio to the kernel's: compare the ratios of one run, not figures of
 # different runs (the machine may be busy).
 #
+# A second table gives the CPU the whole machine spent in each figure
+# (/proc/stat: user, nice, system, irq and softirq time of every core,
+# client and server and kernel threads alike, so the kernel's loop device
+# is counted with its squashfs), and the steal: time the hypervisor gave
+# this machine's cores to others while they had work. The CPU is the work
+# a figure costs, steadier than its wall time on a shared machine; the
+# steal says how much of a wall time's spread is the machine's.
+#
 # Needs mksquashfs, squashfuse_ll and fusermount3; the kernel's squashfs
 # needs root (mount -o loop): without it its column is "-". Everything it
 # mounts is unmounted as it exits, whatever happens.
@@ -44,6 +52,10 @@ trap 'exit 1' INT TERM
 
 now() { date +%s%N; }
 ms() { echo $((($2 - $1) / 1000000)); }
+# cpu: the whole machine's busy and steal time so far, in ms (USER_HZ ticks:
+# /proc/stat's first line is user nice system idle iowait irq softirq steal).
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+cpu() { awk -v hz="$hz" '/^cpu / { printf "%d %d\n", ($2 + $3 + $4 + $7 + $8) * 1000 / hz, $9 * 1000 / hz; exit }' /proc/stat; }
 
 echo "bench-squashfs: making the retail layout, extracting it, packing it (once)"
 "$G" mkdisc --layout retail --seed 1 "$W/retail.iso" >/dev/null || exit 1
@@ -88,35 +100,56 @@ fi
 mount_gcfs_side && find "$MNT" -printf '%s\n' >/dev/null
 unmount
 
-# timed FIGURE SYSTEM: one fresh mount, then the figure's command.
+# timed FIGURE SYSTEM: one fresh mount, then the figure's command; prints
+# its wall time, the machine's CPU time and its steal time during it (ms).
 find_first() { find "$MNT" -printf '%s\n' >/dev/null; }
 cat_all() { (cd "$MNT" && xargs -d '\n' cat <"$W/decoded" >/dev/null); }
-timed() {
-	local fig=$1 sys=$2 t0 t1 t2
-	mount_$sys || { echo "bench-squashfs: mount ($sys) failed" >&2; return 1; }
-	case $fig in
-	first) t0=$(now); find_first; t1=$(now) ;;
-	warm) find_first; t0=$(now); find_first; t1=$(now) ;;
-	cat) t0=$(now); cat_all; t1=$(now) ;;
-	catwarm) cat_all; t0=$(now); cat_all; t1=$(now) ;;
+run_fig() {
+	case $1 in
+	first | cat) ;;
+	warm) find_first ;;
+	catwarm) cat_all ;;
 	esac
+	local c0 s0 c1 s1 t0 t1
+	read -r c0 s0 < <(cpu)
+	t0=$(now)
+	case $1 in
+	first | warm) find_first ;;
+	cat | catwarm) cat_all ;;
+	esac
+	t1=$(now)
+	read -r c1 s1 < <(cpu)
+	echo "$(ms "$t0" "$t1") $((c1 - c0)) $((s1 - s0))"
+}
+timed() {
+	local fig=$1 sys=$2 out
+	mount_$sys || { echo "bench-squashfs: mount ($sys) failed" >&2; return 1; }
+	out=$(run_fig "$fig")
 	unmount
-	ms "$t0" "$t1"
+	echo "$out"
+}
+# record FIGURE SYSTEM: one timed round into R (wall), C (CPU), S (steal).
+declare -A R C S
+record() {
+	local w c s
+	read -r w c s < <(timed "$1" "$2") || return 1
+	R[$1,$2]="${R[$1,$2]:-} $w"
+	C[$1,$2]="${C[$1,$2]:-} $c"
+	S[$1,$2]="${S[$1,$2]:-} $s"
 }
 
-declare -A R
 systems="gcfs sqfuse"
 [ $kernel = 1 ] && systems="$systems kernel"
 [ $floor = 1 ] && systems="$systems floor"
 for r in $(seq 1 "$ROUNDS"); do
 	for fig in first warm cat catwarm; do
 		for sys in $systems; do
-			R[$fig,$sys]="${R[$fig,$sys]:-} $(timed $fig $sys)"
+			record $fig $sys
 		done
 		# The served floor differs from the floor only in its reads.
-		case $fig in cat | catwarm) [ $floor = 1 ] && R[$fig,served]="${R[$fig,served]:-} $(timed $fig served)" ;; esac
+		case $fig in cat | catwarm) [ $floor = 1 ] && record $fig served ;; esac
 	done
-	R[first,gcfs_side]="${R[first,gcfs_side]:-} $(timed first gcfs_side)"
+	record first gcfs_side
 done
 
 # min–max of a list of numbers; ratio of the medians
@@ -124,33 +157,58 @@ range() { echo "$@" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END {
 median() { echo "$@" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
-echo "== squashfs anchors: retail layout, $nodes nodes, $ROUNDS rounds, ms (min-max); ratios of the medians"
-printf '%-34s %14s %14s %14s %14s %14s %10s %10s %10s %10s\n' figure gcfs squashfuse_ll kernel go-fuse-floor served-floor gcfs/sqfuse gcfs/kernel gcfs/floor gcfs/served
-for fig in first first_side warm cat catwarm; do
-	case $fig in
-	first) label="find -printf %s, first"; g=${R[first,gcfs]} ;;
-	first_side) label="  the same, with the sidecar"; g=${R[first,gcfs_side]} ;;
-	warm) label="find -printf %s, warm"; g=${R[warm,gcfs]} ;;
-	cat) label="cat of the decoded files"; g=${R[cat,gcfs]} ;;
-	catwarm) label="  the same again, warm"; g=${R[catwarm,gcfs]} ;;
-	esac
-	f=first
-	[ $fig = warm ] && f=warm
-	[ $fig = cat ] && f=cat
-	[ $fig = catwarm ] && f=catwarm
-	s=${R[$f,sqfuse]}
-	k=${R[$f,kernel]:-}
-	kr=-
-	kk=-
-	if [ -n "$k" ]; then kr=$(range $k); kk=$(ratio "$(median $g)" "$(median $k)"); fi
-	fl=${R[$f,floor]:-}
-	fr=-
-	ff=-
-	if [ -n "$fl" ]; then fr=$(range $fl); ff=$(ratio "$(median $g)" "$(median $fl)"); fi
-	sv=${R[$f,served]:-}
-	sr=-
-	ss=-
-	if [ -n "$sv" ]; then sr=$(range $sv); ss=$(ratio "$(median $g)" "$(median $sv)"); fi
-	printf '%-34s %14s %14s %14s %14s %14s %10s %10s %10s %10s\n' "$label" "$(range $g)" "$(range $s)" "$kr" "$fr" "$sr" "$(ratio "$(median $g)" "$(median $s)")" "$kk" "$ff" "$ss"
-done
+# table ARRAY [plain]: one row a figure, one column a system, from R, C or
+# S; plain leaves out the ratios.
+table() {
+	local -n T=$1
+	local plain=${2:-}
+	local fig label g f s k kr kk fl fr ff sv sr ss
+	if [ -n "$plain" ]; then
+		printf '%-34s %14s %14s %14s %14s %14s\n' figure gcfs squashfuse_ll kernel go-fuse-floor served-floor
+	else
+		printf '%-34s %14s %14s %14s %14s %14s %10s %10s %10s %10s\n' figure gcfs squashfuse_ll kernel go-fuse-floor served-floor gcfs/sqfuse gcfs/kernel gcfs/floor gcfs/served
+	fi
+	for fig in first first_side warm cat catwarm; do
+		case $fig in
+		first) label="find -printf %s, first"; g=${T[first,gcfs]} ;;
+		first_side) label="  the same, with the sidecar"; g=${T[first,gcfs_side]} ;;
+		warm) label="find -printf %s, warm"; g=${T[warm,gcfs]} ;;
+		cat) label="cat of the decoded files"; g=${T[cat,gcfs]} ;;
+		catwarm) label="  the same again, warm"; g=${T[catwarm,gcfs]} ;;
+		esac
+		f=$fig
+		[ $fig = first_side ] && f=first
+		s=${T[$f,sqfuse]}
+		k=${T[$f,kernel]:-}
+		kr=-
+		kk=-
+		if [ -n "$k" ]; then kr=$(range $k); kk=$(ratio "$(median $g)" "$(median $k)"); fi
+		fl=${T[$f,floor]:-}
+		fr=-
+		ff=-
+		if [ -n "$fl" ]; then fr=$(range $fl); ff=$(ratio "$(median $g)" "$(median $fl)"); fi
+		sv=${T[$f,served]:-}
+		sr=-
+		ss=-
+		if [ -n "$sv" ]; then sr=$(range $sv); ss=$(ratio "$(median $g)" "$(median $sv)"); fi
+		if [ -n "$plain" ]; then
+			printf '%-34s %14s %14s %14s %14s %14s\n' "$label" "$(range $g)" "$(range $s)" "$kr" "$fr" "$sr"
+		else
+			printf '%-34s %14s %14s %14s %14s %14s %10s %10s %10s %10s\n' "$label" "$(range $g)" "$(range $s)" "$kr" "$fr" "$sr" "$(ratio "$(median $g)" "$(median $s)")" "$kk" "$ff" "$ss"
+		fi
+	done
+}
+
+echo "== squashfs anchors: retail layout, $nodes nodes, $ROUNDS rounds, wall ms (min-max); ratios of the medians"
+table R
 echo "(served-floor: the floor with every read served by the server, no FUSE passthrough; \"warm\": the figure's command run once more on the same mount)"
+echo "== the same figures' CPU: the whole machine's busy time during each, ms (min-max, $((1000 / hz)) ms ticks); ratios of the medians"
+table C
+all=""
+for v in "${S[@]}"; do all="$all $v"; done
+if [ "$(echo $all | tr ' ' '\n' | sort -n | tail -1)" = 0 ]; then
+	echo "== steal during the figures: none reported in any round"
+else
+	echo "== steal during the same figures: ms the hypervisor ran others on this machine's cores (min-max)"
+	table S plain
+fi
