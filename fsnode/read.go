@@ -223,10 +223,15 @@ func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch) *codec.In
 	if n.within != nil || n.Ino == 0 || c == nil || inLen > budget {
 		return nil
 	}
+	var in, dst []byte
 	if sc == nil {
-		sc = new(wholeScratch)
+		// No scratch (a source read once): buffers for this stream, its
+		// output room a guess the decode grows past if it must (to budget
+		// at most), not the budget itself, which may be 64 MiB.
+		in, dst = make([]byte, inLen), make([]byte, 0, min(budget, 4*inLen)+wholeOutSlack) // inLen <= budget
+	} else {
+		in, dst = sc.buffers(inLen, budget)
 	}
-	in, dst := sc.buffers(inLen, budget)
 	if got, _ := src.ReadAt(in, 0); int64(got) != inLen {
 		return nil
 	}

@@ -5,7 +5,7 @@
 out=${1:-bench.out}
 [ -r "$out" ] || { echo "bench-summary: no $out (run make bench)" >&2; exit 1; }
 awk '
-/^Benchmark(Decode|AppendDecode|Scan|SmallStreams|NewIndex|NewIndexDecode|NewIndexParallel|DecodeParallel|ScanParallel|WadDecompressProcess|DecodedSequential|FindStat|MountReady|LevelTextures|LevelCoreEditions|LevelCoreListRSS|GLB|ClassGLB|ClassGLBCold|GameplayJSON|LevelGLB|PackTexture|PackServe)[-\/]/ {
+/^Benchmark(Decode|AppendDecode|Scan|SmallStreams|NewIndex|NewIndexDecode|NewIndexParallel|DecodeParallel|ScanParallel|WadDecompressProcess|DecodedSequential|FindStat|MountReady|LevelTextures|LevelCoreEditions|LevelCoreListRSS|GLB|ClassGLB|ClassGLBCold|GameplayJSON|LevelGLB|SizeAllRetail|PackTexture|PackServe)[-\/]/ {
 	name = $1; sub(/-[0-9]+$/, "", name)
 	line = sprintf("%-44s", name)
 	for (i = 3; i + 1 <= NF; i += 2) {
