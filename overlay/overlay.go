@@ -271,9 +271,7 @@ func (o *Overlay) Rename(from, to string) error {
 	if err := os.Rename(src, dst); err != nil {
 		return err
 	}
-	o.mu.Lock()
-	delete(o.errs, from)
-	o.mu.Unlock()
+	// (from, never a disc path, has no mark: Check marks only those.)
 	if o.IsDisc(to) {
 		o.Check(to)
 	}
