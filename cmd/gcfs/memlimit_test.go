@@ -15,6 +15,8 @@ func TestMemLimitFor(t *testing.T) {
 		{256 * mib, 330 * mib, 256 * mib, 256*mib + 64*mib + 74*mib},
 		// live below what the cache counts (blocks counted, not yet live): no credit
 		{64 * mib, 10 * mib, 60 * mib, 64*mib + 16*mib},
+		// a small cache beside a large tree: the room is half the tree's heap
+		{64 * mib, 194 * mib, 64 * mib, 64*mib + 65*mib + 130*mib},
 		// the room is a quarter of a large budget
 		{1024 * mib, 0, 0, 1024*mib + 256*mib},
 	} {
