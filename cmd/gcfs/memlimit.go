@@ -17,7 +17,7 @@ import (
 // ticks to 365-465 (three interleaved runs), for a peak ~45 MB higher. A
 // small cache keeps a small room: at 48 MiB with a 64 MiB cache the
 // retail tree's server peaked at 197 MiB, over TestMemoryRetail's bound
-// then (189 MiB).
+// then (189 MiB). (memLimitFor gives a large tree more: half its heap.)
 func memHeadroomFor(budget int64) int64 {
 	return max(16<<20, budget/4)
 }
