@@ -149,10 +149,12 @@ const sourceBufMax = 16 << 20
 // cost a scan of the stream, and the read a decode of it after. Sizing
 // every lazily sized view of the retail tree on a fresh build
 // (BenchmarkSizeAllRetail): 1,583-1,848 ms of CPU before, 1,484-1,540
-// after.
+// after. Only within the tree's slots for whole streams in memory
+// (takeBig, as decodeWhole): concurrent encodes beyond them scan.
 func readSource(n *Node) (b []byte, done func(), err error) {
-	if n.Kind == Decoded && n.within == nil && n.tree.Cache != nil {
+	if n.Kind == Decoded && n.within == nil && n.tree.Cache != nil && n.tree.takeBig() {
 		n.scanDecoding(min(wholeMax, n.tree.Cache.MaxBytes()/4), nil)
+		n.tree.releaseBig()
 	}
 	size, err := wholeSize(n)
 	if err != nil {

@@ -34,13 +34,16 @@ func memHeadroomFor(budget int64) int64 {
 // The headroom is at least half that other live heap, whatever the
 // budget: each collection marks all of it, so a room far smaller than it
 // runs a collection for every few megabytes allocated. With a 64 MiB
-// cache the room was 16 MiB beside ~130 MB of tree, and the retail tree's
-// first find (1.4 GB allocated, most of it sizing views) took 13.0-14.1 s
-// and 24-27 s of the machine's CPU, against 3 s with the default cache; at
-// half the other heap, 4.5-6.1 s and 8-11 s, for a server 50 MB larger
-// after it (245-256 MB against 197-198; three interleaved runs). The
-// default budget's room (64 MiB) is about that half already: its find
-// took the same time, its server 474-490 MB after it against 442-456.
+// cache the room was 16 MiB beside ~110 MB of other live heap, less than
+// the runtime's own memory under the limit: in the retail tree's first
+// find the heap's goal sat at the live heap (171-174 MB) and the collector
+// ran 312 times. That find (1.4 GB allocated, most of it sizing views)
+// took 13.0-14.1 s and 24-27 s of the machine's CPU, against 3 s with the
+// default cache; at half the other heap, 4.5-6.1 s and 8-11 s, for a
+// server 50 MB larger after it (245-256 MB against 197-198; three
+// interleaved runs). The default budget's room (64 MiB) is about that
+// half already: its find took the same time, its server 474-490 MB after
+// it against 442-456.
 func memLimitFor(budget, live, cached int64) int64 {
 	rest := live - cached
 	if rest < 0 {

@@ -62,14 +62,15 @@ const (
 	// maxIO is the largest READ the kernel is asked to send.
 	maxIO = 1 << 20
 	// blksize is a file's st_blksize: the preferred I/O size tools like cat
-	// and cp size their buffer by (coreutils: the larger of it and 128
+	// and cp size their buffer by (coreutils 9.1: the larger of it and 128
 	// KiB; Python's buffered files: it). At 1 MiB, cat mapped a fresh
 	// 1 MiB buffer for every file and faulted in a page of it for every
 	// 4 KiB read into it, and on a virtual machine a page fault is dear:
 	// a warm cat of the retail tree's 1,212 decoded files (every byte in
-	// the kernel's page cache) cost the machine 1.5 times the CPU it did
-	// at 128 KiB, where the buffer is reused within a file. The server's
-	// reads are the kernel's readahead, sized by maxIO, either way.
+	// the kernel's page cache) cost the machine 1.4 times the CPU it did
+	// at 128 KiB (medians of 5), where the buffer is reused within a file.
+	// The server's reads are the kernel's readahead, sized by maxIO,
+	// either way.
 	blksize = 128 << 10
 	// dirBlksize is a directory's: glibc's opendir sizes its getdents
 	// buffer by it (32 KiB at the least, st_blksize up to 1 MiB), and the
