@@ -152,9 +152,8 @@ const sourceBufMax = 16 << 20
 // after. Only within the tree's slots for whole streams in memory
 // (takeBig, as decodeWhole): concurrent encodes beyond them scan.
 func readSource(n *Node) (b []byte, done func(), err error) {
-	if n.Kind == Decoded && n.within == nil && n.tree.Cache != nil && n.tree.takeBig() {
-		n.scanDecoding(min(wholeMax, n.tree.Cache.MaxBytes()/4), nil)
-		n.tree.releaseBig()
+	if n.Kind == Decoded && n.within == nil && n.tree.Cache != nil {
+		n.scanWhole()
 	}
 	size, err := wholeSize(n)
 	if err != nil {
@@ -176,6 +175,16 @@ func readSource(n *Node) (b []byte, done func(), err error) {
 		return nil, func() {}, err
 	}
 	return b, done, nil
+}
+
+// scanWhole sizes a decoded source as readSource says, holding one of the
+// tree's slots while it does (released whatever happens, as decodeWhole's).
+func (n *Node) scanWhole() {
+	if !n.tree.takeBig() {
+		return // as many streams in memory as the slots: the read scans
+	}
+	defer n.tree.releaseBig()
+	n.scanDecoding(min(wholeMax, n.tree.Cache.MaxBytes()/4), nil)
 }
 
 func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, ec *encodeCtx) (encodedView, error) {
