@@ -73,13 +73,6 @@ func shiftCheckpoint(data []byte) []byte {
 	return append(out, rest...)
 }
 
-// TestSidecarRewritten: a sidecar with a valid checksum whose entries lie
-// (sizes 4096 too large, sizes of 16, good streams marked corrupt under a
-// rule string with ESC and a newline, indexes whose checkpoints disagree
-// with the stream) changes nothing: the tree is the
-// one built without a sidecar (every node, size and error), every good file
-// reads its bytes, what was refused is logged in at most two lines, and
-// the save rewrites the sidecar with the true entries.
 // shortSet is the cases of a heavy matrix that run under -short (make
 // test's race pass); the full pass runs them all.
 type shortSet map[string]bool
@@ -106,6 +99,13 @@ func (s shortSet) skip(t *testing.T, name string) {
 	}
 }
 
+// TestSidecarRewritten: a sidecar with a valid checksum whose entries lie
+// (sizes 4096 too large, sizes of 16, good streams marked corrupt under a
+// rule string with ESC and a newline, indexes whose checkpoints disagree
+// with the stream) changes nothing: the tree is the
+// one built without a sidecar (every node, size and error), every good file
+// reads its bytes, what was refused is logged in at most two lines, and
+// the save rewrites the sidecar with the true entries.
 func TestSidecarRewritten(t *testing.T) {
 	path := copyOf(t)
 	ref, _ := openDisc(t, path, -1, Options{})
