@@ -37,7 +37,6 @@ package gltf
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -342,7 +341,8 @@ func plan(s *Scene) (*layout, error) {
 		pl.p.bin = pad4(pl.p.bin) // a chunk's length is a multiple of 4
 		pl.doc.Buffers = []docBuffer{{ByteLength: pl.p.bin}}
 	}
-	js, err := json.Marshal(&pl.doc)
+	d := &pl.doc
+	js, err := d.appendJSON(make([]byte, 0, 512+160*(len(d.Nodes)+len(d.Accessors)+len(d.BufferViews)+len(d.Materials))))
 	if err != nil {
 		return nil, fmt.Errorf("gltf: JSON: %w", err)
 	}
