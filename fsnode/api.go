@@ -19,6 +19,7 @@ import (
 	"gcfs/cache"
 	"gcfs/codec"
 	"gcfs/discimg"
+	"gcfs/mesh"
 )
 
 // Kind is what a node is.
@@ -298,7 +299,8 @@ type Tree struct {
 	opt     Options
 	lim     *Limiter // nil without Options.Logf
 	indexes *indexLRU
-	cursors cursorSet // in-order decodes kept between blocks (cursors.go)
+	meshes  *sizedLRU[meshKey, *mesh.Mesh] // meshes views parsed (meshmemo.go)
+	cursors cursorSet                      // in-order decodes kept between blocks (cursors.go)
 	nodes   int
 	toc     *discimg.TOC
 	tocNode *Node
@@ -313,6 +315,8 @@ type Tree struct {
 	// wholeDecodes counts the files decoded whole on a first read
 	// (firstread.go), for tests.
 	wholeDecodes atomic.Int64
+	// meshHits counts the meshes a view took from meshes, for tests.
+	meshHits atomic.Int64
 	// scanned counts the streams scanned for their index (NewIndex), for
 	// tests.
 	scanned        atomic.Int64

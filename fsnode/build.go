@@ -14,6 +14,7 @@ import (
 	"gcfs/cache"
 	"gcfs/codec"
 	"gcfs/discimg"
+	"gcfs/mesh"
 )
 
 // maxDepth bounds the ISO walk; discimg already refuses loops, this is the
@@ -38,7 +39,8 @@ func Build(img *discimg.Image, opt Options) (*Tree, error) {
 	if ixBudget < 1<<20 {
 		ixBudget = 1 << 20
 	}
-	t := &Tree{Image: img, Cache: opt.Cache, opt: opt, indexes: newIndexLRU(ixBudget), buildCache: cache.New(min(opt.CacheSize, 32<<20))}
+	t := &Tree{Image: img, Cache: opt.Cache, opt: opt, indexes: newIndexLRU(ixBudget),
+		meshes: newSizedLRU[meshKey, *mesh.Mesh](meshMemoBudget(opt.CacheSize)), buildCache: cache.New(min(opt.CacheSize, 32<<20))}
 	if t.Cache == nil {
 		t.Cache = cache.New(opt.CacheSize)
 	}

@@ -31,12 +31,7 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 	add := func(file string, lod mesh.LOD) {
 		name := gltf.ClassMeshName(kind, cl.OClass, lod)
 		v := b.addLazyView(src, file, ViewGLB, func(ec *encodeCtx) (encodedView, error) {
-			block, done, err := ec.source(src)
-			if err != nil {
-				return encodedView{}, err
-			}
-			defer done()
-			// the textures before the mesh is decoded: where both fail, the
+			// the textures before the mesh is read: where both fail, the
 			// texture's error is the one given, whichever the encode
 			tex := make([]gltf.Material, slots)
 			for k, n := range pngs {
@@ -47,7 +42,11 @@ func (b *builder) classMeshViews(cdir *Node, cl *levelcore.Class) {
 					return encodedView{}, fmt.Errorf("texture slot %d: %w", k, err)
 				}
 			}
-			m, err := mesh.ReadClass(kind, lod, block, slots)
+			how := parseClassHigh
+			if lod == mesh.Low {
+				how = parseClassLow
+			}
+			m, err := ec.mesh(src, how, func(block []byte) (*mesh.Mesh, error) { return mesh.ReadClass(kind, lod, block, slots) })
 			if err != nil {
 				return encodedView{}, err
 			}

@@ -82,6 +82,7 @@ func levelGLB(lv, gp, coreDir *Node, cd *Node, ec *encodeCtx) (encodedView, erro
 		}
 		return nil, false, nil
 	}
+	in.Mesh = levelMeshes(lv, coreDir, cd, ec)
 	var dones []func()
 	defer func() {
 		for _, done := range dones {

@@ -188,15 +188,23 @@ func (n *Node) scanWhole() {
 }
 
 func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, ec *encodeCtx) (encodedView, error) {
-	block, done, err := ec.source(src)
+	how, read := parseCollision, func(b []byte) (*mesh.Mesh, error) {
+		m, _, err := mesh.ReadCollision(b)
+		return m, err
+	}
+	if kind == meshTfrags {
+		how, read = parseTfrags, func(b []byte) (*mesh.Mesh, error) {
+			m, _, err := mesh.ReadTfrags(b)
+			return m, err
+		}
+	}
+	m, err := ec.mesh(src, how, read)
 	if err != nil {
 		return encodedView{}, err
 	}
-	defer done()
 	var s *gltf.Scene
-	var m *mesh.Mesh
 	if kind == meshTfrags {
-		s, m, err = gltf.TfragScene(src.Name, block, func(tex int32, mat *gltf.Material) error {
+		s, err = gltf.TfragMeshScene(src.Name, m, func(tex int32, mat *gltf.Material) error {
 			png, err := tfragPNG(core, tex)
 			if err != nil {
 				return err
@@ -207,7 +215,7 @@ func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, ec *encodeCt
 			return nil
 		})
 	} else {
-		s, m, err = gltf.CollisionScene(src.Name, block)
+		s = gltf.CollisionMeshScene(src.Name, m)
 	}
 	if err != nil {
 		return encodedView{}, err

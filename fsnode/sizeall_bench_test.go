@@ -25,12 +25,14 @@ func cpuTime() time.Duration {
 // kept) with a cache that starts empty. Per round, averaged: ms/size-all
 // is the sizing's wall time, cpu-ms/size-all the process's CPU in it (a
 // first find is short of the server's CPU), MB-alloc the bytes it
-// allocated (the collector's work follows them), GCs its collections;
-// views is how many it sized.
+// allocated (the collector's work follows them), GCs its collections,
+// mesh-hits the meshes views took from the memo (meshmemo.go); views is
+// how many it sized.
 func BenchmarkSizeAllRetail(b *testing.B) {
 	path, _ := sharedImage(b, mkdisc.Retail)
 	var wall, cpu time.Duration
 	var alloc, gcs uint64
+	var hits int64
 	views := 0
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -56,6 +58,7 @@ func BenchmarkSizeAllRetail(b *testing.B) {
 		runtime.ReadMemStats(&m1)
 		alloc += m1.TotalAlloc - m0.TotalAlloc
 		gcs += uint64(m1.NumGC - m0.NumGC)
+		hits += tree.meshHits.Load()
 		b.StartTimer()
 	}
 	n := float64(b.N)
@@ -63,5 +66,6 @@ func BenchmarkSizeAllRetail(b *testing.B) {
 	b.ReportMetric(float64(cpu.Milliseconds())/n, "cpu-ms/size-all")
 	b.ReportMetric(float64(alloc)/1e6/n, "MB-alloc/op")
 	b.ReportMetric(float64(gcs)/n, "GCs/op")
+	b.ReportMetric(float64(hits)/n, "mesh-hits/op")
 	b.ReportMetric(float64(views), "views/op")
 }

@@ -33,6 +33,15 @@ func TfragScene(name string, block []byte, texture Texturer) (*Scene, *mesh.Mesh
 	if err != nil {
 		return nil, nil, err
 	}
+	s, err := TfragMeshScene(name, m, texture)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, m, nil
+}
+
+// TfragMeshScene is TfragScene of tfrags already read (mesh.ReadTfrags).
+func TfragMeshScene(name string, m *mesh.Mesh, texture Texturer) (*Scene, error) {
 	mats := []Material{}
 	mapping := map[int32]int{}
 	for _, tex := range usedTextures(m) {
@@ -41,12 +50,12 @@ func TfragScene(name string, block []byte, texture Texturer) (*Scene, *mesh.Mesh
 		}
 		mat := Material{Name: fmt.Sprintf("tex_%03d", tex), BaseColor: [4]float32{1, 1, 1, 1}, AlphaMode: "MASK"}
 		if err := texture(tex, &mat); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		mapping[tex] = len(mats)
 		mats = append(mats, mat)
 	}
-	return Single(name, m, mats, mapping), m, nil
+	return Single(name, m, mats, mapping), nil
 }
 
 // EncodeCollision reads a collision block and writes it as a glb named
@@ -66,13 +75,19 @@ func CollisionScene(name string, block []byte) (*Scene, *mesh.Mesh, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return CollisionMeshScene(name, m), m, nil
+}
+
+// CollisionMeshScene is CollisionScene of a collision mesh already read
+// (mesh.ReadCollision).
+func CollisionMeshScene(name string, m *mesh.Mesh) *Scene {
 	mats := []Material{}
 	mapping := map[int32]int{}
 	for _, tex := range usedTextures(m) {
 		mapping[tex] = len(mats)
 		mats = append(mats, Material{Name: fmt.Sprintf("col_%02x", tex), BaseColor: CollisionColour(tex)})
 	}
-	return Single(name, m, mats, mapping), m, nil
+	return Single(name, m, mats, mapping)
 }
 
 // usedTextures is the distinct Tex values of m's triangles, ascending.

@@ -174,7 +174,18 @@ type Input struct {
 	// CoreData (an overlay's edit of that block): ok false leaves the
 	// slice. An error leaves the block out, named.
 	Block func(path string) (b []byte, ok bool, err error)
+	// Mesh, when set, stands between Build and the mesh readers: it gives
+	// the mesh read makes of a block, named by its path below the level
+	// core's directory (a class's ClassBlockPath, read at its high LOD;
+	// the core's "tfrags" and "collision") or a chunk's stream
+	// (ChunkStreamPath), where a caller that keeps the meshes its views
+	// read has it already (the same bytes, read the same way).
+	Mesh func(path string, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error)
 }
+
+// ChunkStreamPath names chunk k's stream name ("tfrags", "collision") to
+// Input.Mesh.
+func ChunkStreamPath(k int, name string) string { return fmt.Sprintf("chunk%d/%s", k, name) }
 
 // Result is the scene and what it leaves out.
 type Result struct {
@@ -213,14 +224,21 @@ func Build(in Input) (*Result, error) {
 	var roots []int
 	// tfrags and collision: the core's blocks, then each chunk's streams
 	var tfragNodes, collNodes []int
-	addStatic := func(what, name string, b []byte, coll bool) {
-		var m *mesh.Mesh
-		var err error
-		if coll {
-			m, _, err = mesh.ReadCollision(b)
-		} else {
-			m, _, err = mesh.ReadTfrags(b)
+	readMesh := func(path string, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error) {
+		if in.Mesh != nil {
+			return in.Mesh(path, read)
 		}
+		return read()
+	}
+	addStatic := func(what, name, path string, b []byte, coll bool) {
+		m, err := readMesh(path, func() (*mesh.Mesh, error) {
+			if coll {
+				m, _, err := mesh.ReadCollision(b)
+				return m, err
+			}
+			m, _, err := mesh.ReadTfrags(b)
+			return m, err
+		})
 		if err != nil {
 			sb.leftOut = append(sb.leftOut, fmt.Sprintf("%s: %v", what, err))
 			return
@@ -252,7 +270,7 @@ func Build(in Input) (*Result, error) {
 			sb.leftOut = append(sb.leftOut, "core "+bl.Name+": "+err.Error())
 			continue
 		}
-		addStatic("core "+bl.Name, "core_"+bl.Name, b, bl.Name == "collision")
+		addStatic("core "+bl.Name, "core_"+bl.Name, bl.Name, b, bl.Name == "collision")
 	}
 	// the sky: every shell a mesh, under one "sky" node (LEVEL-CORE §2.6)
 	var skyNodes []int
@@ -283,7 +301,7 @@ func Build(in Input) (*Result, error) {
 			if ch[j] == nil {
 				continue
 			}
-			addStatic(fmt.Sprintf("chunk%d %s", k, name), fmt.Sprintf("chunk%d_%s", k, name), ch[j], j == 1)
+			addStatic(fmt.Sprintf("chunk%d %s", k, name), fmt.Sprintf("chunk%d_%s", k, name), ChunkStreamPath(k, name), ch[j], j == 1)
 		}
 	}
 	if len(tfragNodes) > 0 {
@@ -315,11 +333,14 @@ func Build(in Input) (*Result, error) {
 		case cl.Block == nil:
 			why = "no class block"
 		default:
-			b, err := block(ClassBlockPath(kind, o), *cl.Block)
+			path := ClassBlockPath(kind, o)
+			b, err := block(path, *cl.Block)
 			var m *mesh.Mesh
 			if err == nil {
 				// as the class's own mesh.glb reads it (the tree's, mkdisc's)
-				m, err = mesh.ReadClass(string(kind), mesh.High, b, cl.TextureSlots())
+				m, err = readMesh(path, func() (*mesh.Mesh, error) {
+					return mesh.ReadClass(string(kind), mesh.High, b, cl.TextureSlots())
+				})
 			}
 			if err != nil {
 				why = err.Error()
