@@ -122,17 +122,14 @@ func (n *Node) gameplayJSON(logOnce *sync.Once, ec *encodeCtx) (encodedView, err
 			}
 		}
 	})
-	var out bytes.Buffer
-	var count countingWriter
-	var w io.Writer = &out
+	var e encodedView
 	if sizeOnly {
-		w = &count
-	}
-	if err := gameplay.WriteJSON(w, g.Doc); err != nil {
-		return encodedView{}, err
-	}
-	e := encodedView{size: count.n}
-	if !sizeOnly {
+		e.size = gameplay.JSONSize(g.Doc)
+	} else {
+		var out bytes.Buffer
+		if err := gameplay.WriteJSON(&out, g.Doc); err != nil {
+			return encodedView{}, err
+		}
 		e.data = out.Bytes()
 	}
 	e.attrs = []Attr{
@@ -142,12 +139,4 @@ func (n *Node) gameplayJSON(logOnce *sync.Once, ec *encodeCtx) (encodedView, err
 		{Name: "shrub_instances", Value: strconv.Itoa(len(g.Shrubs))},
 	}
 	return e, nil
-}
-
-// countingWriter counts what is written to it: a size-only encode's output.
-type countingWriter struct{ n int64 }
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return len(p), nil
 }

@@ -318,6 +318,9 @@ func FuzzRead(f *testing.F) {
 		if !utf8.Valid(buf.Bytes()) || !json.Valid(buf.Bytes()) {
 			t.Fatal("invalid JSON")
 		}
+		if n := JSONSize(g.Doc); n != int64(buf.Len()) {
+			t.Fatalf("JSONSize %d, WriteJSON wrote %d bytes", n, buf.Len())
+		}
 	})
 }
 
@@ -340,6 +343,9 @@ func TestJSONStrings(t *testing.T) {
 			var buf bytes.Buffer
 			if err := WriteJSON(&buf, v); err != nil {
 				t.Fatal(err)
+			}
+			if n := JSONSize(v); n != int64(buf.Len()) {
+				t.Errorf("%T %q: JSONSize %d, WriteJSON wrote %d bytes", v, c.in, n, buf.Len())
 			}
 			got := strings.TrimSuffix(buf.String(), "\n")
 			want := c.want

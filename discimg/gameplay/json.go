@@ -51,9 +51,10 @@ func (o Obj) Get(k string) any {
 	return nil
 }
 
-// jsonWriter writes the model; its error is the first write error.
+// jsonWriter writes the model, or counts what it would write (w nil).
 type jsonWriter struct {
 	w   *bufio.Writer
+	n   int64 // the bytes counted (w nil)
 	buf []byte
 }
 
@@ -62,41 +63,80 @@ type jsonWriter struct {
 func WriteJSON(w io.Writer, v any) error {
 	jw := &jsonWriter{w: bufio.NewWriterSize(w, 64<<10)}
 	jw.value(v, 0)
-	jw.w.WriteByte('\n')
+	jw.byte('\n')
 	return jw.w.Flush()
 }
 
+// JSONSize is the length of what WriteJSON writes for v, counted without
+// writing it: sizing a tree's gameplay.json views wrote and dropped every
+// document, the hex of every undecoded block with it, a sixth of sizing
+// every lazily sized view of the retail layout.
+func JSONSize(v any) int64 {
+	jw := &jsonWriter{}
+	jw.value(v, 0)
+	jw.byte('\n')
+	return jw.n
+}
+
+func (j *jsonWriter) byte(c byte) {
+	if j.w == nil {
+		j.n++
+		return
+	}
+	j.w.WriteByte(c)
+}
+
+func (j *jsonWriter) string(s string) {
+	if j.w == nil {
+		j.n += int64(len(s))
+		return
+	}
+	j.w.WriteString(s)
+}
+
+func (j *jsonWriter) write(b []byte) {
+	if j.w == nil {
+		j.n += int64(len(b))
+		return
+	}
+	j.w.Write(b)
+}
+
 func (j *jsonWriter) indent(depth int) {
-	j.w.WriteByte('\n')
+	if j.w == nil {
+		j.n += 1 + 2*int64(depth)
+		return
+	}
+	j.byte('\n')
 	for i := 0; i < depth; i++ {
-		j.w.WriteString("  ")
+		j.string("  ")
 	}
 }
 
 func (j *jsonWriter) value(v any, depth int) {
 	switch x := v.(type) {
 	case nil:
-		j.w.WriteString("null")
+		j.string("null")
 	case Obj:
 		if len(x) == 0 {
-			j.w.WriteString("{}")
+			j.string("{}")
 			return
 		}
-		j.w.WriteByte('{')
+		j.byte('{')
 		for i, kv := range x {
 			if i > 0 {
-				j.w.WriteByte(',')
+				j.byte(',')
 			}
 			j.indent(depth + 1)
 			j.strString(kv.Key)
-			j.w.WriteString(": ")
+			j.string(": ")
 			j.value(kv.Val, depth+1)
 		}
 		j.indent(depth)
-		j.w.WriteByte('}')
+		j.byte('}')
 	case Arr:
 		if len(x) == 0 {
-			j.w.WriteString("[]")
+			j.string("[]")
 			return
 		}
 		// arrays of numbers (vectors, matrices) on one line
@@ -107,12 +147,12 @@ func (j *jsonWriter) value(v any, depth int) {
 				flat = false
 			}
 		}
-		j.w.WriteByte('[')
+		j.byte('[')
 		for i, e := range x {
 			if i > 0 {
-				j.w.WriteByte(',')
+				j.byte(',')
 				if flat {
-					j.w.WriteByte(' ')
+					j.byte(' ')
 				}
 			}
 			if !flat {
@@ -123,9 +163,9 @@ func (j *jsonWriter) value(v any, depth int) {
 		if !flat {
 			j.indent(depth)
 		}
-		j.w.WriteByte(']')
+		j.byte(']')
 	case Undecoded:
-		o := Obj{{"offset", x.Offset}, {"size", int64(len(x.Bytes))}}
+		o := append(make(Obj, 0, 4), KV{"offset", x.Offset}, KV{"size", int64(len(x.Bytes))})
 		if x.Reason != "" {
 			o.add("reason", x.Reason)
 		}
@@ -134,28 +174,32 @@ func (j *jsonWriter) value(v any, depth int) {
 	case Text:
 		j.str(x)
 	case hexString:
-		j.w.WriteByte('"')
+		if j.w == nil {
+			j.n += 2 + 2*int64(len(x))
+			return
+		}
+		j.byte('"')
 		j.buf = hex.AppendEncode(j.buf[:0], x)
-		j.w.Write(j.buf)
-		j.w.WriteByte('"')
+		j.write(j.buf)
+		j.byte('"')
 	case string:
 		j.strString(x)
 	case bool:
-		j.w.WriteString(strconv.FormatBool(x))
+		j.string(strconv.FormatBool(x))
 	case int:
-		j.w.Write(strconv.AppendInt(j.buf[:0], int64(x), 10))
+		j.write(strconv.AppendInt(j.buf[:0], int64(x), 10))
 	case int64:
-		j.w.Write(strconv.AppendInt(j.buf[:0], x, 10))
+		j.write(strconv.AppendInt(j.buf[:0], x, 10))
 	case int32:
-		j.w.Write(strconv.AppendInt(j.buf[:0], int64(x), 10))
+		j.write(strconv.AppendInt(j.buf[:0], int64(x), 10))
 	case int16:
-		j.w.Write(strconv.AppendInt(j.buf[:0], int64(x), 10))
+		j.write(strconv.AppendInt(j.buf[:0], int64(x), 10))
 	case uint32:
-		j.w.Write(strconv.AppendUint(j.buf[:0], uint64(x), 10))
+		j.write(strconv.AppendUint(j.buf[:0], uint64(x), 10))
 	case uint16:
-		j.w.Write(strconv.AppendUint(j.buf[:0], uint64(x), 10))
+		j.write(strconv.AppendUint(j.buf[:0], uint64(x), 10))
 	case uint8:
-		j.w.Write(strconv.AppendUint(j.buf[:0], uint64(x), 10))
+		j.write(strconv.AppendUint(j.buf[:0], uint64(x), 10))
 	case float32:
 		j.float(float64(x), 32)
 	case float64:
@@ -171,13 +215,13 @@ func (j *jsonWriter) value(v any, depth int) {
 func (j *jsonWriter) float(f float64, bits int) {
 	switch {
 	case math.IsNaN(f):
-		j.w.WriteString(`"NaN"`)
+		j.string(`"NaN"`)
 	case math.IsInf(f, 1):
-		j.w.WriteString(`"+Inf"`)
+		j.string(`"+Inf"`)
 	case math.IsInf(f, -1):
-		j.w.WriteString(`"-Inf"`)
+		j.string(`"-Inf"`)
 	default:
-		j.w.Write(strconv.AppendFloat(j.buf[:0], f, 'g', -1, bits))
+		j.write(strconv.AppendFloat(j.buf[:0], f, 'g', -1, bits))
 	}
 }
 
@@ -198,19 +242,19 @@ func (j *jsonWriter) strString(s string) {
 		j.str([]byte(s))
 		return
 	}
-	j.w.WriteByte('"')
-	j.w.WriteString(s)
-	j.w.WriteByte('"')
+	j.byte('"')
+	j.string(s)
+	j.byte('"')
 }
 
 // str writes b as a JSON string: valid UTF-8 as it is (but for the escapes
 // JSON needs), every byte of an invalid sequence as \u00XX.
 func (j *jsonWriter) str(b []byte) {
 	const hexd = "0123456789abcdef"
-	j.w.WriteByte('"')
+	j.byte('"')
 	if plainASCII(b) {
-		j.w.Write(b)
-		j.w.WriteByte('"')
+		j.write(b)
+		j.byte('"')
 		return
 	}
 	for len(b) > 0 {
@@ -218,28 +262,28 @@ func (j *jsonWriter) str(b []byte) {
 		switch {
 		case r == utf8.RuneError && n <= 1:
 			c := b[0]
-			j.w.WriteString(`\u00`)
-			j.w.WriteByte(hexd[c>>4])
-			j.w.WriteByte(hexd[c&15])
+			j.string(`\u00`)
+			j.byte(hexd[c>>4])
+			j.byte(hexd[c&15])
 		case r == '"':
-			j.w.WriteString(`\"`)
+			j.string(`\"`)
 		case r == '\\':
-			j.w.WriteString(`\\`)
+			j.string(`\\`)
 		case r == '\n':
-			j.w.WriteString(`\n`)
+			j.string(`\n`)
 		case r == '\r':
-			j.w.WriteString(`\r`)
+			j.string(`\r`)
 		case r == '\t':
-			j.w.WriteString(`\t`)
+			j.string(`\t`)
 		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029:
-			j.w.WriteString(`\u`)
-			j.w.WriteString(strconv.FormatInt(int64(r)|0x10000, 16)[1:])
+			j.string(`\u`)
+			j.string(strconv.FormatInt(int64(r)|0x10000, 16)[1:])
 		default:
-			j.w.Write(b[:n])
+			j.write(b[:n])
 		}
 		b = b[n:]
 	}
-	j.w.WriteByte('"')
+	j.byte('"')
 }
 
 // hexString is bytes written as a string of hex digits.
