@@ -51,9 +51,17 @@ func ReadVIFList(what string, b []byte, off, size int64) (*VIFList, error) {
 		}
 		return nil, &Error{What: what, Offset: off, Reason: err.Error()}
 	}
-	l := &VIFList{}
-	for _, c := range vif.Unpacks(cmds) {
-		l.Unpacks = append(l.Unpacks, Unpack{Format: c.Format(), Num: c.Num(), Addr: c.Addr(), Offset: off + c.Offset, Data: c.Payload})
+	n := 0
+	for _, c := range cmds {
+		if c.IsUnpack() {
+			n++
+		}
+	}
+	l := &VIFList{Unpacks: make([]Unpack, 0, n)}
+	for _, c := range cmds {
+		if c.IsUnpack() {
+			l.Unpacks = append(l.Unpacks, Unpack{Format: c.Format(), Num: c.Num(), Addr: c.Addr(), Offset: off + c.Offset, Data: c.Payload})
+		}
 	}
 	return l, nil
 }

@@ -66,7 +66,9 @@ func (e *Error) Error() string { return fmt.Sprintf("VIF list at %#x: %s", e.Off
 
 // Parse reads the commands of list b.
 func Parse(b []byte) ([]Command, error) {
-	var out []Command
+	// (Room for a packet's usual list at once: grown from nil, a list of
+	// a few commands cost an allocation a doubling.)
+	out := make([]Command, 0, min(8, len(b)/4))
 	off := 0
 	for off+4 <= len(b) {
 		code := binary.LittleEndian.Uint32(b[off:])
@@ -107,7 +109,13 @@ func Parse(b []byte) ([]Command, error) {
 
 // Unpacks is the UNPACK commands of cmds, in order.
 func Unpacks(cmds []Command) []Command {
-	var u []Command
+	n := 0
+	for _, c := range cmds {
+		if c.IsUnpack() {
+			n++
+		}
+	}
+	u := make([]Command, 0, n)
 	for _, c := range cmds {
 		if c.IsUnpack() {
 			u = append(u, c)
