@@ -3,6 +3,7 @@ package fsnode
 import (
 	"strings"
 
+	"gcfs/discimg/levelcore"
 	"gcfs/levelscene"
 	"gcfs/mesh"
 )
@@ -86,11 +87,13 @@ func (t *Tree) memoMesh(n *Node, how meshParse, read func() (*mesh.Mesh, error))
 }
 
 // levelMeshes is a level.glb's levelscene.Input.Mesh: the block named by
-// path is a node below coreDir or one of the level's chunk streams; its
-// mesh is memoMesh's unless ec reads that node through an edit, or, for a
-// block of the core, reads core_data (cd) through one: the scene slices
-// its blocks out of core_data's current bytes itself.
-func levelMeshes(lv, coreDir, cd *Node, ec *encodeCtx) func(path string, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error) {
+// path is a node below coreDir, the part of core_data (cd) at at, or one
+// of the level's chunk streams (at nil); its mesh is memoMesh's unless ec
+// reads that node through an edit, or, for a block of the core, reads
+// core_data through one (the scene slices its blocks out of core_data's
+// current bytes itself). A path whose node is not that part (a class
+// listed twice in the core) is read, not looked up.
+func levelMeshes(lv, coreDir, cd *Node, ec *encodeCtx) func(path string, at *levelcore.Block, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error) {
 	_, coreEdited, _ := ec.current(cd)
 	chunks := map[string]*Node{}
 	for k, d := range levelChunks(lv) {
@@ -100,10 +103,12 @@ func levelMeshes(lv, coreDir, cd *Node, ec *encodeCtx) func(path string, read fu
 			}
 		}
 	}
-	return func(path string, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error) {
-		n := chunks[path]
-		if n == nil && !coreEdited {
-			n = below(coreDir, path)
+	return func(path string, at *levelcore.Block, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error) {
+		var n *Node
+		if at == nil {
+			n = chunks[path]
+		} else if p := below(coreDir, path); !coreEdited && p != nil && p.within == cd && p.woff == at.Offset && p.size == at.Size {
+			n = p
 		}
 		var how meshParse
 		switch name := path[strings.LastIndexByte(path, '/')+1:]; {

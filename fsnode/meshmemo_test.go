@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gcfs/discimg/gameplay"
+	"gcfs/discimg/levelcore"
+	"gcfs/mesh"
 )
 
 // glbMeshNames is the set of a glb's mesh names.
@@ -116,6 +118,7 @@ func TestMeshMemo(t *testing.T) {
 		t.Fatalf("test setup: gameplay: %v, %d mobies", err, len(g.Mobies))
 	}
 	classMesh := ""
+	var classDir *Node
 	var edit []byte
 	cd := at(lvc, "data.d/core_data")
 	for _, m := range g.Mobies {
@@ -126,11 +129,25 @@ func TestMeshMemo(t *testing.T) {
 		c := cls.Child("class")
 		edit = bytes.Clone(readAll(t, cd))
 		clear(edit[c.woff : c.woff+c.size])
-		classMesh = fmt.Sprintf("moby_%d", m.OClass)
+		classMesh, classDir = fmt.Sprintf("moby_%d", m.OClass), cls
 		break
 	}
 	if classMesh == "" {
 		t.Fatal("test setup: no placed moby class with a mesh")
+	}
+	// A class block the scene finds elsewhere in core_data than the
+	// class's node (a class listed twice) is read, not taken from the memo.
+	c := classDir
+	cn := c.Child("class")
+	hook := levelMeshes(lvc, at(lvc, "data.d/core"), cd, &encodeCtx{})
+	own := &mesh.Mesh{}
+	read := func() (*mesh.Mesh, error) { return own, nil }
+	rel := "mobies/" + c.Name + "/class"
+	if m, _ := hook(rel, &levelcore.Block{Offset: cn.woff, Size: cn.size}, read); m == own {
+		t.Fatalf("%s at its node's place: read, not the memo's", rel)
+	}
+	if m, _ := hook(rel, &levelcore.Block{Offset: cn.woff + 16, Size: cn.size}, read); m != own {
+		t.Errorf("%s elsewhere in core_data: the memo's mesh", rel)
 	}
 	b, ok, err := at(classesFirst.Root, glb).Derived(func(n *Node) ([]byte, bool, error) {
 		if n == cd {

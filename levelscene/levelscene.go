@@ -177,10 +177,11 @@ type Input struct {
 	// Mesh, when set, stands between Build and the mesh readers: it gives
 	// the mesh read makes of a block, named by its path below the level
 	// core's directory (a class's ClassBlockPath, read at its high LOD;
-	// the core's "tfrags" and "collision") or a chunk's stream
-	// (ChunkStreamPath), where a caller that keeps the meshes its views
-	// read has it already (the same bytes, read the same way).
-	Mesh func(path string, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error)
+	// the core's "tfrags" and "collision") and its place in CoreData (at),
+	// or of a chunk's stream (ChunkStreamPath; at nil), where a caller
+	// that keeps the meshes its views read has it already (the same
+	// bytes, read the same way).
+	Mesh func(path string, at *levelcore.Block, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error)
 }
 
 // ChunkStreamPath names chunk k's stream name ("tfrags", "collision") to
@@ -224,14 +225,14 @@ func Build(in Input) (*Result, error) {
 	var roots []int
 	// tfrags and collision: the core's blocks, then each chunk's streams
 	var tfragNodes, collNodes []int
-	readMesh := func(path string, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error) {
+	readMesh := func(path string, at *levelcore.Block, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error) {
 		if in.Mesh != nil {
-			return in.Mesh(path, read)
+			return in.Mesh(path, at, read)
 		}
 		return read()
 	}
-	addStatic := func(what, name, path string, b []byte, coll bool) {
-		m, err := readMesh(path, func() (*mesh.Mesh, error) {
+	addStatic := func(what, name, path string, at *levelcore.Block, b []byte, coll bool) {
+		m, err := readMesh(path, at, func() (*mesh.Mesh, error) {
 			if coll {
 				m, _, err := mesh.ReadCollision(b)
 				return m, err
@@ -270,7 +271,7 @@ func Build(in Input) (*Result, error) {
 			sb.leftOut = append(sb.leftOut, "core "+bl.Name+": "+err.Error())
 			continue
 		}
-		addStatic("core "+bl.Name, "core_"+bl.Name, bl.Name, b, bl.Name == "collision")
+		addStatic("core "+bl.Name, "core_"+bl.Name, bl.Name, &bl, b, bl.Name == "collision")
 	}
 	// the sky: every shell a mesh, under one "sky" node (LEVEL-CORE §2.6)
 	var skyNodes []int
@@ -301,7 +302,7 @@ func Build(in Input) (*Result, error) {
 			if ch[j] == nil {
 				continue
 			}
-			addStatic(fmt.Sprintf("chunk%d %s", k, name), fmt.Sprintf("chunk%d_%s", k, name), ChunkStreamPath(k, name), ch[j], j == 1)
+			addStatic(fmt.Sprintf("chunk%d %s", k, name), fmt.Sprintf("chunk%d_%s", k, name), ChunkStreamPath(k, name), nil, ch[j], j == 1)
 		}
 	}
 	if len(tfragNodes) > 0 {
@@ -338,7 +339,7 @@ func Build(in Input) (*Result, error) {
 			var m *mesh.Mesh
 			if err == nil {
 				// as the class's own mesh.glb reads it (the tree's, mkdisc's)
-				m, err = readMesh(path, func() (*mesh.Mesh, error) {
+				m, err = readMesh(path, cl.Block, func() (*mesh.Mesh, error) {
 					return mesh.ReadClass(string(kind), mesh.High, b, cl.TextureSlots())
 				})
 			}
