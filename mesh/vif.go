@@ -51,17 +51,10 @@ func ReadVIFList(what string, b []byte, off, size int64) (*VIFList, error) {
 		}
 		return nil, &Error{What: what, Offset: off, Reason: err.Error()}
 	}
-	n := 0
-	for _, c := range cmds {
-		if c.IsUnpack() {
-			n++
-		}
-	}
-	l := &VIFList{Unpacks: make([]Unpack, 0, n)}
-	for _, c := range cmds {
-		if c.IsUnpack() {
-			l.Unpacks = append(l.Unpacks, Unpack{Format: c.Format(), Num: c.Num(), Addr: c.Addr(), Offset: off + c.Offset, Data: c.Payload})
-		}
+	u := vif.Unpacks(cmds)
+	l := &VIFList{Unpacks: make([]Unpack, 0, len(u))}
+	for _, c := range u {
+		l.Unpacks = append(l.Unpacks, Unpack{Format: c.Format(), Num: c.Num(), Addr: c.Addr(), Offset: off + c.Offset, Data: c.Payload})
 	}
 	return l, nil
 }
