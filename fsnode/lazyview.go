@@ -74,6 +74,9 @@ type encodeCtx struct {
 	edited   EditedFunc
 	depth    int
 	usedEdit bool // an input read was an edit's (or computed from one)
+	// readEdited holds the inputs read so (current), for a later step of
+	// the same encode to ask without reading them again (levelMeshes).
+	readEdited map[*Node]bool
 }
 
 // source reads input n whole: readSource's pooled buffer (done returns
@@ -94,6 +97,10 @@ func (ec *encodeCtx) current(n *Node) ([]byte, bool, error) {
 	b, ok, err := n.current(ec.edited, ec.depth)
 	if ok {
 		ec.usedEdit = true
+		if ec.readEdited == nil {
+			ec.readEdited = map[*Node]bool{}
+		}
+		ec.readEdited[n] = true
 	}
 	return b, ok, err
 }

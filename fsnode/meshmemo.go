@@ -89,12 +89,14 @@ func (t *Tree) memoMesh(n *Node, how meshParse, read func() (*mesh.Mesh, error))
 // levelMeshes is a level.glb's levelscene.Input.Mesh: the block named by
 // path is a node below coreDir, the part of core_data (cd) at at, or one
 // of the level's chunk streams (at nil); its mesh is memoMesh's unless ec
-// reads that node through an edit, or, for a block of the core, reads
+// read that node through an edit, or, for a block of the core, read
 // core_data through one (the scene slices its blocks out of core_data's
-// current bytes itself). A path whose node is not that part (a class
-// listed twice in the core) is read, not looked up.
+// current bytes itself). The encode has read each through ec before the
+// scene asks for its mesh: core_data and the chunks before the scene is
+// built, a block of the core through Input.Block as the scene slices it.
+// A path whose node is not that part (a class listed twice in the core)
+// is read, not looked up.
 func levelMeshes(lv, coreDir, cd *Node, ec *encodeCtx) func(path string, at *levelcore.Block, read func() (*mesh.Mesh, error)) (*mesh.Mesh, error) {
-	_, coreEdited, _ := ec.current(cd)
 	chunks := map[string]*Node{}
 	for k, d := range levelChunks(lv) {
 		for j, name := range []string{"tfrags", "collision"} {
@@ -107,7 +109,7 @@ func levelMeshes(lv, coreDir, cd *Node, ec *encodeCtx) func(path string, at *lev
 		var n *Node
 		if at == nil {
 			n = chunks[path]
-		} else if p := below(coreDir, path); !coreEdited && p != nil && p.within == cd && p.woff == at.Offset && p.size == at.Size {
+		} else if p := below(coreDir, path); !ec.readEdited[cd] && p != nil && p.within == cd && p.woff == at.Offset && p.size == at.Size {
 			n = p
 		}
 		var how meshParse
@@ -123,8 +125,8 @@ func levelMeshes(lv, coreDir, cd *Node, ec *encodeCtx) func(path string, at *lev
 		default:
 			return read()
 		}
-		if _, edited, err := ec.current(n); edited || err != nil {
-			return read() // (the scene read the edit's bytes, or fails as it did)
+		if ec.readEdited[n] {
+			return read() // (the scene read the edit's bytes)
 		}
 		return n.tree.memoMesh(n, how, read)
 	}
