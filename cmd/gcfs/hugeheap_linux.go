@@ -29,6 +29,9 @@ type hugeHeap struct {
 	probe   []byte // a heap object, kept alive: where the heap is
 	advised map[[2]uintptr]bool
 	failed  bool
+	// reserved is where reserve's memory began (for its test: the
+	// mapping holding it is advised).
+	reserved uintptr
 }
 
 func newHugeHeap() *hugeHeap {
@@ -47,7 +50,7 @@ func (h *hugeHeap) reserve(n int) {
 	}
 	b := make([]byte, n)
 	h.mu.Lock()
-	h.probe = b
+	h.probe, h.reserved = b, uintptr(unsafe.Pointer(&b[0]))
 	h.mu.Unlock()
 	h.advise()
 	h.mu.Lock()
