@@ -67,7 +67,7 @@ func (n *Node) derived(edited EditedFunc, depth int) ([]byte, bool, error) {
 			ec := &encodeCtx{edited: edited, depth: depth}
 			e, err := l.encode(ec)
 			switch {
-			case !ec.usedEdit:
+			case len(ec.readEdited) == 0:
 				return nil, false, nil // (an encode that fails on the disc's bytes fails as the view)
 			case err != nil:
 				return nil, true, fmt.Errorf("%s from the edits it is made of: %w: %w", n.Name, ErrNotDerived, err)

@@ -73,9 +73,10 @@ type encodeCtx struct {
 	sizeOnly bool
 	edited   EditedFunc
 	depth    int
-	usedEdit bool // an input read was an edit's (or computed from one)
-	// readEdited holds the inputs read so (current), for a later step of
-	// the same encode to ask without reading them again (levelMeshes).
+	// readEdited holds the inputs read as an edit's bytes or computed
+	// from one (current): any makes the encode a derived one (derive.go),
+	// and a later step of the same encode asks it rather than reading an
+	// input again (levelMeshes).
 	readEdited map[*Node]bool
 }
 
@@ -96,7 +97,6 @@ func (ec *encodeCtx) current(n *Node) ([]byte, bool, error) {
 	}
 	b, ok, err := n.current(ec.edited, ec.depth)
 	if ok {
-		ec.usedEdit = true
 		if ec.readEdited == nil {
 			ec.readEdited = map[*Node]bool{}
 		}
