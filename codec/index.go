@@ -692,8 +692,18 @@ func (ix *Index) ReadAt(r io.ReaderAt, p []byte, off int64) (int, error) {
 // does not decode to the index's length (it changed since it was indexed)
 // is an error.
 func (ix *Index) DecodeAll(src []byte, workers int) ([][]byte, error) {
+	return ix.DecodeAllTo(nil, src, workers)
+}
+
+// DecodeAllTo is DecodeAll into dst's room when it has Size bytes and the
+// decoder's slack (a caller's reused buffer: the blocks then share dst's
+// array, valid while the caller keeps it), else into a new buffer.
+func (ix *Index) DecodeAllTo(dst, src []byte, workers int) ([][]byte, error) {
 	size := ix.Size()
-	out, err := AppendDecodeParallel(make([]byte, 0, size+writeSlack), src, workers, ix.opt)
+	if int64(cap(dst)) < size+writeSlack {
+		dst = make([]byte, 0, size+writeSlack)
+	}
+	out, err := AppendDecodeParallel(dst[:0], src, workers, ix.opt)
 	if err != nil {
 		return nil, err
 	}

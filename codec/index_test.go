@@ -209,6 +209,23 @@ func TestIndexDecodeAll(t *testing.T) {
 			if ix.MemSize() != ix.MaxMemSize() {
 				t.Errorf("%d bytes: snapshots %d of %d filled", n, ix.MemSize()-ix.baseMem(), ix.maxSnaps)
 			}
+			// DecodeAllTo: into a reused buffer's array when it has the
+			// room (its stale bytes overwritten), else into a new one.
+			for _, room := range []int{n + writeSlack, n + writeSlack - 1} {
+				dst := bytes.Repeat([]byte{0xA5}, room)
+				to, err := ix.DecodeAllTo(dst, enc, workers)
+				if err != nil {
+					t.Fatalf("%d bytes, DecodeAllTo with room %d: %v", n, room, err)
+				}
+				for i, b := range to {
+					if !bytes.Equal(b, blocks[i]) {
+						t.Fatalf("%d bytes, room %d: DecodeAllTo's block %d differs from DecodeAll's", n, room, i)
+					}
+				}
+				if inDst := &to[0][:1][0] == &dst[0]; inDst != (room >= n+writeSlack) {
+					t.Errorf("%d bytes, room %d (%d needed): output in the given buffer %v", n, room, n+writeSlack, inDst)
+				}
+			}
 			// A cold block now decodes from its own group's snapshot.
 			if nb := ix.NumBlocks(); nb > 1 {
 				off, bn := ix.Block(nb - 1)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
 
 	"gcfs/discimg"
 	"gcfs/gltf"
@@ -129,19 +128,11 @@ func readWholeInto(n *Node, buf []byte) ([]byte, error) {
 	return buf, nil
 }
 
-// sourceBufs holds the buffers readSource reads mesh sources into between
-// encodes: sizing a tree's glb views reads every mesh's source block whole
-// (a class's, a level's core data and chunks): 259 MB of the 1.6 GB the
-// retail tree's first find allocated; with the pool it ran 7 collections
-// rather than 8-9.
-var sourceBufs sync.Pool // of *[]byte
-
-// sourceBufMax bounds the buffers sourceBufs keeps.
-const sourceBufMax = 16 << 20
-
-// readSource is readWhole into a buffer of sourceBufs: done gives it back,
-// and the bytes must not be used after (the encodes that read a source
-// keep nothing of it: a glb's bytes and the meshes are their own).
+// readSource is readWhole into a buffer of wholeBufs (sizing every glb
+// view reads every mesh's source block whole: a class's, a level's core
+// data and chunks): done gives it back, and the bytes must not be used
+// after (the encodes that read a source keep nothing of it: a glb's bytes
+// and the meshes are their own).
 //
 // A decoded source not sized yet is sized by decoding it whole, its index
 // and its blocks (into the cache) in one pass, as the file-ahead worker
@@ -159,17 +150,9 @@ func readSource(n *Node) (b []byte, done func(), err error) {
 	if err != nil {
 		return nil, func() {}, err
 	}
-	p, _ := sourceBufs.Get().(*[]byte)
-	if p == nil || int64(cap(*p)) < size {
-		p = &[]byte{}
-		*p = make([]byte, size) // bounded above
-	}
-	done = func() {
-		if cap(*p) <= sourceBufMax {
-			sourceBufs.Put(p)
-		}
-	}
-	b, err = readWholeInto(n, (*p)[:size])
+	p := wholeBufs.get(int(size)) // bounded above
+	done = func() { wholeBufs.put(p) }
+	b, err = readWholeInto(n, *p)
 	if err != nil {
 		done()
 		return nil, func() {}, err

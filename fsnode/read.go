@@ -225,10 +225,13 @@ func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch) *codec.In
 	}
 	var in, dst []byte
 	if sc == nil {
-		// No scratch (a source read once): buffers for this stream, its
-		// output room a guess the decode grows past if it must (to budget
-		// at most), not the budget itself, which may be 64 MiB.
-		in, dst = make([]byte, inLen), make([]byte, 0, min(budget, 4*inLen)+wholeOutSlack) // inLen <= budget
+		// No scratch (a source read once): the pool's buffers, the
+		// output's room a guess the decode grows past if it must (to
+		// budget at most), not the budget itself, which may be 64 MiB.
+		inBuf, dstBuf := wholeBufs.get(int(inLen)), wholeBufs.get(int(min(budget, 4*inLen)+wholeOutSlack)) // inLen <= budget
+		defer wholeBufs.put(inBuf)
+		defer wholeBufs.put(dstBuf) // (an output that grew past it is the collector's)
+		in, dst = *inBuf, (*dstBuf)[:0]
 	} else {
 		in, dst = sc.buffers(inLen, budget)
 	}
@@ -296,7 +299,9 @@ func (n *Node) buildIndex(src Reader) (*codec.Index, error) {
 	inLen := src.Size()
 	if wholeWorkers > 1 && inLen >= parallelScanMin && inLen <= wholeMax && n.tree.takeBig() {
 		defer n.tree.releaseBig()
-		buf := make([]byte, inLen) // bounded just above, and by the tree's slots
+		p := wholeBufs.get(int(inLen)) // bounded just above, and by the tree's slots
+		defer wholeBufs.put(p)
+		buf := *p
 		if got, _ := src.ReadAt(buf, 0); int64(got) == inLen {
 			n.tree.parallelScans.Add(1)
 			return codec.NewIndexParallel(buf, wholeWorkers, n.codecOptions())
