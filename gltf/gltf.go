@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"gcfs/mesh"
 )
@@ -128,6 +129,7 @@ func Size(s *Scene) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer p.release()
 	return p.size(), nil
 }
 
@@ -142,6 +144,7 @@ func Encode(s *Scene) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer p.release()                // (its JSON is copied into out)
 	out := make([]byte, 0, p.size()) // ≤ maxGLB, checked by plan
 	out = binary.LittleEndian.AppendUint32(out, glbMagic)
 	out = binary.LittleEndian.AppendUint32(out, 2)
@@ -175,6 +178,32 @@ type layout struct {
 	json   []byte
 	bin    int64
 	writes []binWrite
+}
+
+// jsonBufs holds the JSON chunks' buffers between plans (of *[]byte): Size
+// measures the chunk and Encode copies it, and both give its buffer back
+// (release). Sizing every glb view of the retail tree wrote 73 MB of JSON a
+// round into buffers made for it.
+var jsonBufs sync.Pool
+
+// jsonBufMax bounds the buffers jsonBufs keeps.
+const jsonBufMax = 4 << 20
+
+// jsonBuf is an empty buffer for a JSON chunk of about hint bytes.
+func jsonBuf(hint int) []byte {
+	if p, _ := jsonBufs.Get().(*[]byte); p != nil && cap(*p) >= hint {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, hint)
+}
+
+// release gives the JSON chunk's buffer back; p must not be used after.
+func (p *layout) release() {
+	if cap(p.json) <= jsonBufMax {
+		b := p.json[:0]
+		jsonBufs.Put(&b)
+	}
+	p.json = nil
 }
 
 func (p *layout) size() int64 {
@@ -342,7 +371,7 @@ func plan(s *Scene) (*layout, error) {
 		pl.doc.Buffers = []docBuffer{{ByteLength: pl.p.bin}}
 	}
 	d := &pl.doc
-	js, err := d.appendJSON(make([]byte, 0, 512+160*(len(d.Nodes)+len(d.Accessors)+len(d.BufferViews)+len(d.Materials))))
+	js, err := d.appendJSON(jsonBuf(512 + 160*(len(d.Nodes)+len(d.Accessors)+len(d.BufferViews)+len(d.Materials))))
 	if err != nil {
 		return nil, fmt.Errorf("gltf: JSON: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"gcfs/gltf/gltftest"
@@ -545,5 +547,51 @@ func TestPositionBounds(t *testing.T) {
 		if total != 3*len(m.Triangles) {
 			t.Fatalf("round %d: %d indices for %d triangles", round, total, len(m.Triangles))
 		}
+	}
+}
+
+// The JSON chunks' buffers are pooled across plans (jsonBufs): encodes and
+// sizes of different scenes at once, each given back as the next starts,
+// give every scene its own bytes, the same as one encode alone.
+func TestEncodePooledJSON(t *testing.T) {
+	small := &Scene{
+		Meshes:    []Mesh{{Name: "box", Geometry: box(1, 2, 3), Material: map[int32]int{0: 0}}},
+		Materials: []Material{{Name: "col", BaseColor: [4]float32{0.5, 0.5, 0.5, 1}}},
+		Nodes:     []Node{{Name: "box", Mesh: 0}},
+		Roots:     []int{0},
+	}
+	scenes := []*Scene{sampleScene(t), small}
+	want := make([][]byte, len(scenes))
+	for i, s := range scenes {
+		b, err := Encode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = b
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range 20 {
+				i := (g + r) % len(scenes)
+				if size, err := Size(scenes[i]); err != nil || size != int64(len(want[i])) {
+					errs <- fmt.Errorf("scene %d: Size %d (%v), want %d", i, size, err, len(want[i]))
+					return
+				}
+				b, err := Encode(scenes[i])
+				if err != nil || !bytes.Equal(b, want[i]) {
+					errs <- fmt.Errorf("scene %d: Encode differs from the first (%v)", i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
