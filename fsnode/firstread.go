@@ -104,15 +104,15 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 	n.wholeIn.Store(c) // once per cache, whatever happens next
 	// The input and the output are the pool's (wholeBufs): every block is
 	// copied out of the output below.
-	srcBuf := wholeBufs.get(int(inLen)) // bounded above
-	defer wholeBufs.put(srcBuf)
+	srcBuf := wholeBufs.Get(int(inLen)) // bounded above
+	defer wholeBufs.Put(srcBuf)
 	src := *srcBuf
 	if got, err := dr.src.ReadAt(src, 0); int64(got) != inLen {
 		_ = err // the block path reads it again and reports it
 		return nil, false
 	}
-	outBuf := wholeBufs.get(int(size + wholeOutSlack)) // bounded above
-	defer wholeBufs.put(outBuf)
+	outBuf := wholeBufs.Get(int(size + wholeOutSlack)) // bounded above
+	defer wholeBufs.Put(outBuf)
 	blocks, err := dr.ix.DecodeAllTo(*outBuf, src, wholeWorkers)
 	if err != nil {
 		return nil, false

@@ -150,8 +150,8 @@ func readSource(n *Node) (b []byte, done func(), err error) {
 	if err != nil {
 		return nil, func() {}, err
 	}
-	p := wholeBufs.get(int(size)) // bounded above
-	done = func() { wholeBufs.put(p) }
+	p := wholeBufs.Get(int(size)) // bounded above
+	done = func() { wholeBufs.Put(p) }
 	b, err = readWholeInto(n, *p)
 	if err != nil {
 		done()

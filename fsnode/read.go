@@ -3,6 +3,7 @@ package fsnode
 import (
 	"errors"
 	"fmt"
+	"gcfs/bufpool"
 	"io"
 	"os"
 
@@ -228,9 +229,9 @@ func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch) *codec.In
 		// No scratch (a source read once): the pool's buffers, the
 		// output's room a guess the decode grows past if it must (to
 		// budget at most), not the budget itself, which may be 64 MiB.
-		inBuf, dstBuf := wholeBufs.get(int(inLen)), wholeBufs.get(int(min(budget, 4*inLen)+wholeOutSlack)) // inLen <= budget
-		defer wholeBufs.put(inBuf)
-		defer wholeBufs.put(dstBuf) // (an output that grew past it is the collector's)
+		inBuf, dstBuf := wholeBufs.Get(int(inLen)), wholeBufs.Get(int(min(budget, 4*inLen)+wholeOutSlack)) // inLen <= budget
+		defer wholeBufs.Put(inBuf)
+		defer wholeBufs.Put(dstBuf) // (an output that grew past it is the collector's)
 		in, dst = *inBuf, (*dstBuf)[:0]
 	} else {
 		in, dst = sc.buffers(inLen, budget)
@@ -280,6 +281,14 @@ func (sc *wholeScratch) buffers(inLen, budget int64) (in, out []byte) {
 	return sc.in[:inLen], sc.out[:0]
 }
 
+// wholeBufs holds, between uses, the buffers of streams handled whole: a
+// stream read into memory for a whole decode or a parallel scan, a whole
+// decode's output before its blocks are copied into the cache, a mesh
+// source read whole (readSource). Each is used for one call and given back:
+// sizing every lazily sized view of the retail tree made them afresh, some
+// 220 MB of the 1.1 GB a round allocated.
+var wholeBufs bufpool.Pool
+
 // wholeOutSlack is room past a budget's output (more than the decoder's
 // slack past its last packet): NewIndexDecode then never grows the buffer,
 // since a stream whose output passes the budget fails first.
@@ -299,8 +308,8 @@ func (n *Node) buildIndex(src Reader) (*codec.Index, error) {
 	inLen := src.Size()
 	if wholeWorkers > 1 && inLen >= parallelScanMin && inLen <= wholeMax && n.tree.takeBig() {
 		defer n.tree.releaseBig()
-		p := wholeBufs.get(int(inLen)) // bounded just above, and by the tree's slots
-		defer wholeBufs.put(p)
+		p := wholeBufs.Get(int(inLen)) // bounded just above, and by the tree's slots
+		defer wholeBufs.Put(p)
 		buf := *p
 		if got, _ := src.ReadAt(buf, 0); int64(got) == inLen {
 			n.tree.parallelScans.Add(1)

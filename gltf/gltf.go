@@ -41,8 +41,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
+	"gcfs/bufpool"
 	"gcfs/mesh"
 )
 
@@ -180,29 +180,16 @@ type layout struct {
 	writes []binWrite
 }
 
-// jsonBufs holds the JSON chunks' buffers between plans (of *[]byte): Size
-// measures the chunk and Encode copies it, and both give its buffer back
-// (release). Sizing every glb view of the retail tree wrote 73 MB of JSON a
-// round into buffers made for it.
-var jsonBufs sync.Pool
-
-// jsonBufMax bounds the buffers jsonBufs keeps.
-const jsonBufMax = 4 << 20
-
-// jsonBuf is an empty buffer for a JSON chunk of about hint bytes.
-func jsonBuf(hint int) []byte {
-	if p, _ := jsonBufs.Get().(*[]byte); p != nil && cap(*p) >= hint {
-		return (*p)[:0]
-	}
-	return make([]byte, 0, hint)
-}
+// jsonBufs holds the JSON chunks' buffers between plans: Size measures the
+// chunk and Encode copies it, and both give its buffer back (release).
+// Sizing every glb view of the retail tree wrote 73 MB of JSON a round into
+// buffers made for it.
+var jsonBufs bufpool.Pool
 
 // release gives the JSON chunk's buffer back; p must not be used after.
 func (p *layout) release() {
-	if cap(p.json) <= jsonBufMax {
-		b := p.json[:0]
-		jsonBufs.Put(&b)
-	}
+	b := p.json
+	jsonBufs.Put(&b)
 	p.json = nil
 }
 
@@ -371,7 +358,7 @@ func plan(s *Scene) (*layout, error) {
 		pl.doc.Buffers = []docBuffer{{ByteLength: pl.p.bin}}
 	}
 	d := &pl.doc
-	js, err := d.appendJSON(jsonBuf(512 + 160*(len(d.Nodes)+len(d.Accessors)+len(d.BufferViews)+len(d.Materials))))
+	js, err := d.appendJSON((*jsonBufs.Get(512 + 160*(len(d.Nodes)+len(d.Accessors)+len(d.BufferViews)+len(d.Materials))))[:0])
 	if err != nil {
 		return nil, fmt.Errorf("gltf: JSON: %w", err)
 	}

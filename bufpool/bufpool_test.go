@@ -1,4 +1,4 @@
-package fsnode
+package bufpool
 
 import "testing"
 
@@ -6,23 +6,23 @@ import "testing"
 // classes is made to measure; a buffer given back serves a later request
 // of its class, and one whose capacity is not a class's serves only the
 // class below it (whose requests it can hold whole).
-func TestBufPool(t *testing.T) {
+func TestPool(t *testing.T) {
 	for _, tc := range []struct{ n, cap int }{
 		{0, 0}, {1, 64 << 10}, {64 << 10, 64 << 10}, {64<<10 + 1, 128 << 10},
 		{3 << 20, 4 << 20}, {16 << 20, 16 << 20}, {16<<20 + 1, 16<<20 + 1},
 	} {
-		var bp bufPool
-		p := bp.get(tc.n)
+		var bp Pool
+		p := bp.Get(tc.n)
 		if len(*p) != tc.n || cap(*p) != tc.cap {
 			t.Errorf("get(%d): len %d cap %d, want len %d cap %d", tc.n, len(*p), cap(*p), tc.n, tc.cap)
 		}
 	}
 
-	var bp bufPool
-	p := bp.get(100 << 10) // class 128 KiB
+	var bp Pool
+	p := bp.Get(100 << 10) // class 128 KiB
 	(*p)[0] = 7
-	bp.put(p)
-	q := bp.get(70 << 10) // the same class
+	bp.Put(p)
+	q := bp.Get(70 << 10) // the same class
 	if len(*q) != 70<<10 || cap(*q) != 128<<10 {
 		t.Fatalf("a class's second get: len %d cap %d", len(*q), cap(*q))
 	}
@@ -32,28 +32,28 @@ func TestBufPool(t *testing.T) {
 	// A grown buffer of 200 KiB is not a class's capacity: it may serve
 	// requests up to 128 KiB, never one of 256 KiB.
 	odd := make([]byte, 10, 200<<10)
-	bp.put(&odd)
+	bp.Put(&odd)
 	for range 4 {
-		r := bp.get(256 << 10)
+		r := bp.Get(256 << 10)
 		if cap(*r) < 256<<10 || len(*r) != 256<<10 {
 			t.Fatalf("get(256 KiB) after an odd put: len %d cap %d", len(*r), cap(*r))
 		}
 	}
 	small := make([]byte, 100)
-	bp.put(&small) // below every class: dropped, not kept
-	if r := bp.get(64 << 10); cap(*r) < 64<<10 {
+	bp.Put(&small) // below every class: dropped, not kept
+	if r := bp.Get(64 << 10); cap(*r) < 64<<10 {
 		t.Fatalf("get(64 KiB) after a small put: cap %d", cap(*r))
 	}
-	bp.put(nil)
+	bp.Put(nil)
 }
 
-func TestBufClass(t *testing.T) {
+func TestClass(t *testing.T) {
 	for _, tc := range []struct{ n, class int }{
 		{-1, -1}, {0, -1}, {1, 0}, {64 << 10, 0}, {64<<10 + 1, 1}, {1 << 20, 4},
-		{16 << 20, bufPoolMaxShift - bufPoolMinShift}, {16<<20 + 1, -1},
+		{16 << 20, maxShift - minShift}, {16<<20 + 1, -1},
 	} {
-		if got := bufClass(tc.n); got != tc.class {
-			t.Errorf("bufClass(%d) = %d, want %d", tc.n, got, tc.class)
+		if got := class(tc.n); got != tc.class {
+			t.Errorf("class(%d) = %d, want %d", tc.n, got, tc.class)
 		}
 	}
 }

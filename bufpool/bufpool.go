@@ -1,0 +1,73 @@
+// Package bufpool owns the pool of large byte buffers the tree's readers
+// and encoders use for one call each and give back (whole streams, glb
+// JSON chunks): power-of-two classes, so that a buffer given back serves
+// any later request of its class.
+package bufpool
+
+import (
+	"math/bits"
+	"sync"
+)
+
+const (
+	minShift = 16 // 64 KiB: smaller buffers are not pooled
+	maxShift = 24 // 16 MiB
+	Max      = 1 << maxShift
+)
+
+// Pool keeps buffers of 64 KiB to 16 MiB between uses, in power-of-two
+// classes; buffers past Max are not kept. A sync.Pool keeps them only
+// across a collection or two: an idle process holds none for long. The zero
+// Pool is ready.
+type Pool struct {
+	classes [maxShift - minShift + 1]sync.Pool // of *[]byte
+}
+
+// class is the pool class of a buffer of n bytes, or -1 when no class
+// holds it.
+func class(n int) int {
+	if n <= 0 || n > Max {
+		return -1
+	}
+	shift := max(bits.Len(uint(n-1)), minShift)
+	return shift - minShift
+}
+
+// Get returns a buffer of length n (its bytes are not cleared: callers
+// write all of them before they read any). Capacity is n rounded up to its
+// class.
+func (bp *Pool) Get(n int) *[]byte {
+	c := class(n)
+	if c < 0 {
+		b := make([]byte, max(n, 0)) // bounded by the callers' checks
+		return &b
+	}
+	if p, _ := bp.classes[c].Get().(*[]byte); p != nil {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]byte, n, 1<<(c+minShift))
+	return &b
+}
+
+// Put gives a buffer back; it must not be used after. A buffer whose
+// capacity is not a class's (one that grew, or was never the pool's) goes
+// to the class it fills, when one does.
+func (bp *Pool) Put(p *[]byte) {
+	if p == nil {
+		return
+	}
+	k := cap(*p)
+	c := class(k)
+	if c < 0 {
+		return
+	}
+	if 1<<(c+minShift) != k {
+		c-- // a class's requests may need all of its capacity
+		if c < 0 {
+			return
+		}
+	}
+	*p = (*p)[:0]
+	bp.classes[c].Put(p)
+}
