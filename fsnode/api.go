@@ -315,6 +315,9 @@ type Tree struct {
 	// wholeDecodes counts the files decoded whole on a first read
 	// (firstread.go), for tests.
 	wholeDecodes atomic.Int64
+	// sourceDecodes counts the sources an encode decoded for itself,
+	// past the cache (decodeSource).
+	sourceDecodes atomic.Int64
 	// meshHits counts the meshes a view took from meshes, for tests.
 	meshHits atomic.Int64
 	// scanned counts the streams scanned for their index (NewIndex), for

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unsafe"
 
+	"gcfs/cache"
 	"gcfs/discimg"
 	"gcfs/gltf"
 	"gcfs/mesh"
@@ -142,13 +144,30 @@ func readWholeInto(n *Node, buf []byte) ([]byte, error) {
 // (BenchmarkSizeAllRetail): 1,583-1,848 ms of CPU before, 1,484-1,540
 // after. Only within the tree's slots for whole streams in memory
 // (takeBig, as decodeWhole): concurrent encodes beyond them scan.
+//
+// A decoded source none of whose blocks is cached is decoded straight into
+// the buffer (decodeSource), past the cache: an encode reads its sources
+// once, and the meshes it parses are kept (meshmemo.go), so blocks kept
+// for it are rarely read again before the listing's sizing has moved on,
+// and on a small VM the fresh memory they take costs more than decoding a
+// source again (first-touch page faults: 2-3 ms a MB, the decode under 1).
 func readSource(n *Node) (b []byte, done func(), err error) {
+	var decoded *[]byte
 	if n.Kind == Decoded && n.within == nil && n.tree.Cache != nil {
-		n.scanWhole()
+		if decoded = n.decodeSource(); decoded == nil {
+			n.scanWhole() // (when decodeSource did not size it)
+		}
 	}
 	size, err := wholeSize(n)
 	if err != nil {
+		wholeBufs.Put(decoded)
 		return nil, func() {}, err
+	}
+	if decoded != nil {
+		if int64(len(*decoded)) == size {
+			return *decoded, func() { wholeBufs.Put(decoded) }, nil
+		}
+		wholeBufs.Put(decoded) // (the size step and the decode disagree: the read reports it)
 	}
 	p := wholeBufs.Get(int(size)) // bounded above
 	done = func() { wholeBufs.Put(p) }
@@ -158,6 +177,65 @@ func readSource(n *Node) (b []byte, done func(), err error) {
 		return nil, func() {}, err
 	}
 	return b, done, nil
+}
+
+// decodeSource is decoded source n's bytes, whole, in a buffer of
+// wholeBufs the caller gives back, decoded for the caller alone (nothing
+// goes to the cache), or nil where it reads through the cache instead:
+// some of its blocks are cached, it fails (the read reports why), it does
+// not fit what the tree holds in memory at once (wholeMax, a quarter of the
+// cache, its slots for whole streams: takeBig), or the index is the
+// sidecar's and may be wrong. Not sized yet, it is sized by the same
+// decode (doScan's hand).
+func (n *Node) decodeSource() *[]byte {
+	c := n.tree.Cache
+	if n.Kind != Decoded || n.within != nil || c == nil || n.Ino == 0 {
+		return nil
+	}
+	if !n.tree.takeBig() {
+		return nil
+	}
+	defer n.tree.releaseBig()
+	budget := min(wholeMax, c.MaxBytes()/4, n.tree.opt.MaxDecoded)
+	var out *[]byte
+	n.scanOnce.Do(func() { n.doScan(budget, nil, &out) })
+	if out != nil {
+		n.tree.sourceDecodes.Add(1)
+		return out
+	}
+	if n.decErr != nil || n.decSize > budget || n.streamLen() > budget {
+		return nil
+	}
+	ix, err := n.index()
+	if err != nil || ix == n.keptIx.Load() || ix.NumBlocks() == 0 {
+		return nil
+	}
+	key := n.cacheKey(n.Ino, ix)
+	for j := range ix.NumBlocks() {
+		if c.Cached(cache.Key{File: key, Block: j}) {
+			return nil
+		}
+	}
+	src, err := n.streamInput()
+	if err != nil {
+		return nil
+	}
+	inLen := src.Size()
+	inBuf := wholeBufs.Get(int(inLen)) // at most budget, checked above
+	defer wholeBufs.Put(inBuf)
+	if got, _ := src.ReadAt(*inBuf, 0); int64(got) != inLen {
+		return nil
+	}
+	size := ix.Size()
+	outBuf := wholeBufs.Get(int(size + wholeOutSlack)) // at most budget and the slack
+	blocks, err := ix.DecodeAllTo(*outBuf, *inBuf, wholeWorkers)
+	if err != nil || unsafe.SliceData(blocks[0]) != unsafe.SliceData(*outBuf) {
+		wholeBufs.Put(outBuf)
+		return nil
+	}
+	*outBuf = (*outBuf)[:size]
+	n.tree.sourceDecodes.Add(1)
+	return outBuf
 }
 
 // scanWhole sizes a decoded source as readSource says, holding one of the

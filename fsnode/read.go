@@ -3,10 +3,11 @@ package fsnode
 import (
 	"errors"
 	"fmt"
-	"gcfs/bufpool"
 	"io"
 	"os"
+	"unsafe"
 
+	"gcfs/bufpool"
 	"gcfs/cache"
 	"gcfs/codec"
 )
@@ -145,19 +146,20 @@ func (n *Node) codecOptions() codec.Options {
 // lazily), remembers the size and keeps the index in the LRU for Open. Only
 // a stream that fails gets the size scan too, for its clean length; a
 // corrupt stream is logged once.
-func (n *Node) scan() { n.scanOnce.Do(func() { n.doScan(0, nil) }) }
+func (n *Node) scan() { n.scanOnce.Do(func() { n.doScan(0, nil, nil) }) }
 
 // scanDecoding is scan for a caller about to decode the file whole (the
 // file-ahead worker): if the size is not known yet, it decodes the stream
 // and builds its index in one pass (decodeIndex), when its output fits in
 // budget bytes, instead of a scan now and a decode after.
 func (n *Node) scanDecoding(budget int64, sc *wholeScratch) {
-	n.scanOnce.Do(func() { n.doScan(budget, sc) })
+	n.scanOnce.Do(func() { n.doScan(budget, sc, nil) })
 }
 
 // doScan is the size step; decodeBudget > 0 lets it decode the stream whole
-// for its index (scanDecoding).
-func (n *Node) doScan(decodeBudget int64, sc *wholeScratch) {
+// for its index (scanDecoding), and a non-nil hand takes that decode's
+// output instead of the cache (decodeSource).
+func (n *Node) doScan(decodeBudget int64, sc *wholeScratch, hand **[]byte) {
 	defer func() {
 		if n.hasExpected && n.decErr == nil && n.decSize != n.expected {
 			n.warn = expectedErr(n.decSize, n.expected)
@@ -189,7 +191,7 @@ func (n *Node) doScan(decodeBudget int64, sc *wholeScratch) {
 	}
 	var ix *codec.Index
 	if decodeBudget > 0 {
-		ix = n.decodeIndex(src, decodeBudget, sc)
+		ix = n.decodeIndex(src, decodeBudget, sc, hand)
 	}
 	if ix == nil {
 		ix, err = n.buildIndex(src)
@@ -218,20 +220,30 @@ func (n *Node) doScan(decodeBudget int64, sc *wholeScratch) {
 // the tree's cache (a mount's tree, built). Anything else, or any failure
 // (a corrupt stream, one decoding past the budget, a short read), gives
 // nil: the scan then does it as it would have, and reports what it finds.
-func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch) *codec.Index {
+//
+// Given hand (and no scratch), the output goes to the caller instead, whole
+// in a buffer of wholeBufs (*hand; the caller gives it back), and nothing
+// to the cache: decodeSource's.
+func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch, hand **[]byte) *codec.Index {
 	c := n.tree.Cache
 	inLen := src.Size()
 	if n.within != nil || n.Ino == 0 || c == nil || inLen > budget {
 		return nil
 	}
 	var in, dst []byte
+	var dstBuf *[]byte // the pool's output buffer, if used
 	if sc == nil {
 		// No scratch (a source read once): the pool's buffers, the
 		// output's room a guess the decode grows past if it must (to
 		// budget at most), not the budget itself, which may be 64 MiB.
-		inBuf, dstBuf := wholeBufs.Get(int(inLen)), wholeBufs.Get(int(min(budget, 4*inLen)+wholeOutSlack)) // inLen <= budget
+		inBuf := wholeBufs.Get(int(inLen)) // inLen <= budget
 		defer wholeBufs.Put(inBuf)
-		defer wholeBufs.Put(dstBuf) // (an output that grew past it is the collector's)
+		dstBuf = wholeBufs.Get(int(min(budget, 4*inLen) + wholeOutSlack))
+		defer func() {
+			if hand == nil || *hand != dstBuf {
+				wholeBufs.Put(dstBuf) // (an output that grew past it is the collector's)
+			}
+		}()
 		in, dst = *inBuf, (*dstBuf)[:0]
 	} else {
 		in, dst = sc.buffers(inLen, budget)
@@ -244,6 +256,15 @@ func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch) *codec.In
 		return nil
 	}
 	n.tree.decodedIndexes.Add(1)
+	if hand != nil && dstBuf != nil {
+		if cap(out) == cap(dst) && unsafe.SliceData(out) == unsafe.SliceData(dst) {
+			*dstBuf = out // the pool's buffer, holding the output
+			*hand = dstBuf
+		} else {
+			*hand = &out // it grew past the buffer
+		}
+		return ix
+	}
 	n.wholeIn.Store(c)
 	for j := range ix.NumBlocks() {
 		off, bn := ix.Block(j)
