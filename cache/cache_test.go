@@ -450,3 +450,129 @@ func TestGetRecyclableHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestCold: the cold segment holds what speculative reads load (GetCold,
+// PutCold) within its bound, recycling the buffers it evicts; a
+// speculative read's hit leaves a cold block cold, a reader's moves it to
+// the main LRU, where the cold bound no longer reaches it.
+func TestCold(t *testing.T) {
+	c := New(16 * BufferSize) // cold bound: 2 buffers
+	if c.ColdMax() != 2*BufferSize {
+		t.Fatalf("cold bound %d, want %d", c.ColdMax(), 2*BufferSize)
+	}
+	var loads int
+	load := func(b byte) func() ([]byte, error) {
+		return func() ([]byte, error) {
+			loads++
+			v := c.NewBuffer(BufferSize)
+			for i := range v {
+				v[i] = b
+			}
+			return v, nil
+		}
+	}
+	get := func(get func(Key, func() ([]byte, error)) ([]byte, error), k Key, b byte) []byte {
+		t.Helper()
+		v, err := get(k, load(b))
+		if err != nil || len(v) != BufferSize || v[0] != b {
+			t.Fatalf("%v: %d bytes, %v", k, len(v), err)
+		}
+		c.Release(v)
+		return v
+	}
+	a := get(c.GetCold, Key{1, 0}, 1)
+	get(c.GetCold, Key{1, 1}, 2)
+	if s := c.Stats(); s.ColdBytes != 2*BufferSize || s.Bytes != 2*BufferSize || loads != 2 {
+		t.Fatalf("two cold loads: %+v, %d loads", s, loads)
+	}
+	get(c.GetCold, Key{1, 0}, 1) // a hit: it stays cold, the newest of the two
+	if loads != 2 {
+		t.Fatal("a cold block was loaded again")
+	}
+	get(c.GetCold, Key{1, 2}, 3) // past the bound: {1,1}, the oldest, goes
+	if c.Cached(Key{1, 1}) || !c.Cached(Key{1, 0}) || !c.Cached(Key{1, 2}) {
+		t.Fatal("the cold bound did not evict the least recent cold block")
+	}
+	if s := c.Stats(); s.ColdBytes != 2*BufferSize || s.Recycled != 0 {
+		t.Fatalf("after an eviction: %+v", s)
+	}
+	// The evicted buffer is the next one handed out.
+	if n := c.NewBuffer(10); c.Stats().Recycled != 1 {
+		t.Fatal("the evicted cold block's buffer was not recycled")
+	} else {
+		c.PutRecyclable(Key{9, 0}, n)
+	}
+	// A reader's hit promotes: cold bytes drop, the block stays.
+	get(c.GetRecyclable, Key{1, 0}, 1)
+	if s := c.Stats(); s.ColdBytes != BufferSize || !c.Cached(Key{1, 0}) || loads != 3 {
+		t.Fatalf("after a reader's hit: %+v, %d loads", s, loads)
+	}
+	get(c.GetCold, Key{1, 3}, 4)
+	get(c.GetCold, Key{1, 4}, 5) // evicts cold ones only: {1,2}
+	if !c.Cached(Key{1, 0}) || c.Cached(Key{1, 2}) {
+		t.Fatal("the cold bound reached a promoted block, or kept past it")
+	}
+	if p, ok := c.Peek(Key{1, 0}); !ok || base(p) != base(a) {
+		t.Fatal("the promoted block is not the one loaded")
+	} else {
+		c.Release(p)
+	}
+	// PutCold of a block the main LRU holds leaves it there.
+	v := c.NewBuffer(BufferSize)
+	c.PutRecyclable(Key{2, 0}, v)
+	c.PutCold(Key{2, 0}, v)
+	if s := c.Stats(); s.ColdBytes != 2*BufferSize {
+		t.Fatalf("PutCold of a main block moved it: %+v", s)
+	}
+	// Drop reaches the cold segment.
+	c.Drop(Key{1, 4})
+	if c.Cached(Key{1, 4}) || c.Stats().ColdBytes != BufferSize {
+		t.Fatal("Drop left a cold block")
+	}
+}
+
+// TestColdBudget: any mix of reader and speculative loads, puts and drops
+// keeps both bounds, and the byte counts equal the blocks held.
+func TestColdBudget(t *testing.T) {
+	c := New(10 * BufferSize)
+	rng := rand.New(rand.NewSource(1))
+	keys := map[Key]bool{}
+	for i := range 5000 {
+		k := Key{uint64(rng.Intn(4)), rng.Intn(12)}
+		keys[k] = true
+		n := 1 + rng.Intn(BufferSize)
+		mk := func() ([]byte, error) { return c.NewBuffer(n), nil }
+		switch rng.Intn(5) {
+		case 0:
+			v, _ := c.GetRecyclable(k, mk)
+			c.Release(v)
+		case 1:
+			v, _ := c.GetCold(k, mk)
+			c.Release(v)
+		case 2:
+			v, _ := mk()
+			c.PutCold(k, v)
+		case 3:
+			v, _ := mk()
+			c.PutRecyclable(k, v)
+		case 4:
+			c.Drop(k)
+		}
+		s := c.Stats()
+		var held int64
+		bases := map[*byte]Key{}
+		for k := range keys {
+			if v, ok := c.Peek(k); ok {
+				held += int64(len(v))
+				if o, dup := bases[base(v)]; dup && base(v) != nil {
+					t.Fatalf("op %d: %v and %v share a buffer", i, o, k)
+				}
+				bases[base(v)] = k
+				c.Release(v)
+			}
+		}
+		if s.Bytes > s.MaxBytes || s.ColdBytes > c.ColdMax() || s.ColdBytes > s.Bytes || held != s.Bytes {
+			t.Fatalf("op %d: %+v, %d bytes held", i, s, held)
+		}
+	}
+}

@@ -72,7 +72,9 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 		return nil, false
 	}
 	size, inLen := dr.ix.Size(), n.streamLen()
-	if size > wholeMax || inLen > wholeMax || size > c.MaxBytes()/4 {
+	if size > wholeMax || inLen > wholeMax || size > c.MaxBytes()/4 || dr.forModel && size > c.ColdMax() {
+		// (The model's blocks go to the cold segment: a stream past its
+		// bound would evict its own first blocks as its last went in.)
 		return nil, false
 	}
 	groupUnknown, never := dr.ix.Cold(i)
@@ -125,7 +127,11 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 		if j != i {
 			b := c.NewBuffer(len(blk))
 			copy(b, blk)
-			c.PutRecyclable(cache.Key{File: dr.key, Block: j}, b)
+			if dr.forModel {
+				c.PutCold(cache.Key{File: dr.key, Block: j}, b)
+			} else {
+				c.PutRecyclable(cache.Key{File: dr.key, Block: j}, b)
+			}
 		}
 	}
 	return append(c.NewBuffer(len(blocks[i]))[:0], blocks[i]...), true

@@ -518,6 +518,11 @@ func (dr *decodedReader) block(i int) ([]byte, error) {
 	if dr.cache == nil {
 		return load()
 	}
+	if dr.forModel {
+		// The model's read (a view's encode, a listing's sizing): its
+		// blocks go to the cold segment, unless a reader has them.
+		return dr.cache.GetCold(cache.Key{File: dr.key, Block: i}, load)
+	}
 	return dr.cache.GetRecyclable(cache.Key{File: dr.key, Block: i}, load)
 }
 

@@ -2,6 +2,7 @@ package fsnode
 
 import (
 	"bytes"
+	"io"
 	"testing"
 )
 
@@ -48,5 +49,36 @@ func TestReadSourceDecodes(t *testing.T) {
 	read("cached", 2)
 	if st := tree.Cache.Stats(); st.Entries != entries {
 		t.Errorf("cached: %d blocks cached, %d before", st.Entries, entries)
+	}
+}
+
+// TestModelReadsCold: the model's reads of a decoded file (openForModel: a
+// view's encode, a listing's sizing) leave its blocks in the cache's cold
+// segment, whole decode and block path alike; a reader's read of the file
+// then takes them from there (decoding nothing) and keeps them in the main
+// LRU.
+func TestModelReadsCold(t *testing.T) {
+	const size = 1 << 20
+	_, tree, n := sampleDisc(t, size, Options{CacheSize: 64 << 20})
+	_, _, rn := sampleDisc(t, size, Options{CacheSize: 64 << 20})
+	want := readAll(t, rn)
+	r, err := n.openForModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, size)
+	if k, err := r.ReadAt(got, 0); k != size || err != nil && err != io.EOF || !bytes.Equal(got, want) {
+		t.Fatalf("the model's read: %d bytes, %v, or other bytes", k, err)
+	}
+	st := tree.Cache.Stats()
+	if st.Bytes != size || st.ColdBytes != size || tree.wholeDecodes.Load() != 1 {
+		t.Fatalf("after the model's read: %d bytes cached, %d cold, %d whole decodes; want all %d cold, 1", st.Bytes, st.ColdBytes, tree.wholeDecodes.Load(), size)
+	}
+	misses := st.Misses
+	if !bytes.Equal(readAll(t, n), want) {
+		t.Fatal("the reader's read: other bytes")
+	}
+	if st := tree.Cache.Stats(); st.Misses != misses || st.ColdBytes != 0 || st.Bytes != size {
+		t.Fatalf("after the reader's read: %d misses more, %d cold bytes, %d cached", st.Misses-misses, st.ColdBytes, st.Bytes)
 	}
 }
