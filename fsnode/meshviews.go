@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"gcfs/cache"
+	"gcfs/codec"
 	"gcfs/discimg"
 	"gcfs/gltf"
 	"gcfs/mesh"
@@ -146,11 +147,12 @@ func readWholeInto(n *Node, buf []byte) ([]byte, error) {
 // (takeBig, as decodeWhole): concurrent encodes beyond them scan.
 //
 // A decoded source none of whose blocks is cached is decoded straight into
-// the buffer (decodeSource), past the cache: an encode reads its sources
-// once, and the meshes it parses are kept (meshmemo.go), so blocks kept
-// for it are rarely read again before the listing's sizing has moved on,
-// and on a small VM the fresh memory they take costs more than decoding a
-// source again (first-touch page faults: 2-3 ms a MB, the decode under 1).
+// the buffer (decodeSource), its blocks kept in the cache's cold segment
+// for the few encodes that read it again (a level's scene reads every
+// chunk and its gameplay after their own views): the main LRU kept them
+// for long after the listing's sizing had moved on, each in fresh memory,
+// which on a small VM costs more than the decode (first-touch page faults:
+// 2-3 ms a MB, the decode under 1).
 func readSource(n *Node) (b []byte, done func(), err error) {
 	var decoded *[]byte
 	if n.Kind == Decoded && n.within == nil && n.tree.Cache != nil {
@@ -180,8 +182,8 @@ func readSource(n *Node) (b []byte, done func(), err error) {
 }
 
 // decodeSource is decoded source n's bytes, whole, in a buffer of
-// wholeBufs the caller gives back, decoded for the caller alone (nothing
-// goes to the cache), or nil where it reads through the cache instead:
+// wholeBufs the caller gives back, with a copy of its blocks in the cache's
+// cold segment (keepCold), or nil where it reads through the cache instead:
 // some of its blocks are cached, it fails (the read reports why), it does
 // not fit what the tree holds in memory at once (wholeMax, a quarter of the
 // cache, its slots for whole streams: takeBig), or the index is the
@@ -201,6 +203,9 @@ func (n *Node) decodeSource() *[]byte {
 	n.scanOnce.Do(func() { n.doScan(budget, nil, &out) })
 	if out != nil {
 		n.tree.sourceDecodes.Add(1)
+		if ix := n.tree.indexes.get(n); ix != nil && ix.Size() == int64(len(*out)) {
+			n.keepCold(ix, *out)
+		}
 		return out
 	}
 	if n.decErr != nil || n.decSize > budget || n.streamLen() > budget {
@@ -235,7 +240,28 @@ func (n *Node) decodeSource() *[]byte {
 	}
 	*outBuf = (*outBuf)[:size]
 	n.tree.sourceDecodes.Add(1)
+	n.keepCold(ix, *outBuf)
 	return outBuf
+}
+
+// keepCold puts a copy of each block of out, n's decoded bytes through ix,
+// in the cache's cold segment (when they fit it): the next encode to read
+// the source (the level's scene after a chunk's own views, gameplay.json
+// after level.glb) and the reads of its parts copy them instead of
+// decoding the stream again, and the cold segment's bound lets them go
+// once the sizing has moved on.
+func (n *Node) keepCold(ix *codec.Index, out []byte) {
+	c := n.tree.Cache
+	if ix.Size() > c.ColdMax() {
+		return
+	}
+	key := n.cacheKey(n.Ino, ix)
+	for j := range ix.NumBlocks() {
+		off, bn := ix.Block(j)
+		b := c.NewBuffer(bn)
+		copy(b, out[off:off+int64(bn)])
+		c.PutCold(cache.Key{File: key, Block: j}, b)
+	}
 }
 
 // scanWhole sizes a decoded source as readSource says, holding one of the
