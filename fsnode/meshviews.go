@@ -159,6 +159,12 @@ func readSource(n *Node) (b []byte, done func(), err error) {
 		if decoded = n.decodeSource(); decoded == nil {
 			n.scanWhole() // (when decodeSource did not size it)
 		}
+	} else if p := n.within; p != nil && p.Kind == Decoded && p.within == nil && p.tree.Cache != nil {
+		// A part of a decoded stream (a class's block in core_data): the
+		// stream decoded whole into the cold segment, where the part's
+		// read finds it, sized by that decode if it was not (its size
+		// would otherwise cost a scan, and the part's read a decode).
+		wholeBufs.Put(p.decodeSource())
 	}
 	size, err := wholeSize(n)
 	if err != nil {

@@ -93,3 +93,39 @@ func TestModelReadsCold(t *testing.T) {
 		t.Fatalf("after the reader's read: %d misses more, %d cold bytes, %d cached", st.Misses-misses, st.ColdBytes, st.Bytes)
 	}
 }
+
+// TestReadSourcePart: an encode's read of a part of a decoded stream (a
+// class's block in core_data) decodes the stream whole for itself once
+// (decodeSource: its size step too, not a scan and then a decode), into the
+// cold segment, and reads the part from there.
+func TestReadSourcePart(t *testing.T) {
+	path, _ := small(t)
+	tree, _ := openDisc(t, path, -1, Options{})
+	ref, _ := openDisc(t, path, -1, Options{})
+	var part *Node
+	_ = tree.Walk(func(n *Node) error {
+		if part == nil && n.Kind == Nested && n.within != nil && n.within.Kind == Decoded && n.within.within == nil && n.within.Name == "core_data" {
+			part = n
+		}
+		return nil
+	})
+	if part == nil {
+		t.Fatal("test setup: no part of a core_data")
+	}
+	want := readAll(t, mustLookup(t, ref, part.Path()))
+	scans := tree.scanned.Load()
+	b, done, err := readSource(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, want) {
+		t.Errorf("%s: %d bytes, not the part's %d", part.Path(), len(b), len(want))
+	}
+	done()
+	cd := part.within
+	st := tree.Cache.Stats()
+	if tree.sourceDecodes.Load() != 1 || tree.wholeDecodes.Load() != 0 || tree.scanned.Load() != scans || st.ColdBytes != cd.Size() || st.Bytes != st.ColdBytes {
+		t.Errorf("%d sources decoded for the encode (want 1), %d whole decodes (want 0), %d scans more (want 0), %d bytes cached, %d cold (want %s's %d)",
+			tree.sourceDecodes.Load(), tree.wholeDecodes.Load(), tree.scanned.Load()-scans, st.Bytes, st.ColdBytes, cd.Name, cd.Size())
+	}
+}
