@@ -1,6 +1,9 @@
 package bufpool
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 // A buffer of n bytes has length n and its class's capacity; one past the
 // classes is made to measure; a buffer given back serves a later request
@@ -55,5 +58,34 @@ func TestClass(t *testing.T) {
 		if got := class(tc.n); got != tc.class {
 			t.Errorf("class(%d) = %d, want %d", tc.n, got, tc.class)
 		}
+	}
+}
+
+// TestPoolKeeps: a buffer given back outlives collections (the kept free
+// list), up to KeepMax bytes of them; past that they go to the sync.Pool.
+func TestPoolKeeps(t *testing.T) {
+	var bp Pool
+	p := bp.Get(1 << 20)
+	bp.Put(p)
+	runtime.GC()
+	runtime.GC()
+	if q := bp.Get(1<<20 - 5); q != p || len(*q) != 1<<20-5 {
+		t.Fatal("a buffer given back did not outlive two collections")
+	}
+	var ps []*[]byte
+	for range KeepMax/(4<<20) + 2 {
+		ps = append(ps, bp.Get(4<<20))
+	}
+	for _, p := range ps {
+		bp.Put(p)
+	}
+	if bp.keptLen != KeepMax || len(bp.kept[class(4<<20)]) != KeepMax/(4<<20) {
+		t.Fatalf("kept %d bytes in %d buffers, want %d", bp.keptLen, len(bp.kept[class(4<<20)]), KeepMax)
+	}
+	for range KeepMax / (4 << 20) {
+		bp.Get(4 << 20)
+	}
+	if bp.keptLen != 0 {
+		t.Fatalf("%d bytes kept after taking them all", bp.keptLen)
 	}
 }
