@@ -202,7 +202,7 @@ type Result struct {
 // Build assembles a level's scene. Only a gameplay shorter than its header
 // is an error; everything else that does not read is left out and named.
 func Build(in Input) (*Result, error) {
-	g, err := gameplay.Read(in.Gameplay)
+	g, err := gameplay.ReadInstances(in.Gameplay) // (the scene places instances: no document)
 	if err != nil {
 		return nil, err
 	}

@@ -204,6 +204,9 @@ func (k blk) mobies() any {
 			Occlusion: k.s32(r + 0x6c), ModeBits: k.s32(r + 0x70), LightColour: [3]int32{k.s32(r + 0x74), k.s32(r + 0x78), k.s32(r + 0x7c)},
 			Light: k.s32(r + 0x80), raw: k.d[r : r+MobyRecordSize]}
 		g.Mobies = append(g.Mobies, m)
+		if g.docless {
+			continue
+		}
 		list = append(list, Obj{{"index", i}, {"uid", m.UID}, {"o_class", m.OClass},
 			{"position", k.vec(r+0x40, 3)}, {"rotation", k.vec(r+0x4c, 3)}, {"scale", m.Scale},
 			{"group", m.Group}, {"pvar_index", m.PvarIndex}, {"pvar", g.pvarOf(k, r+0x68)},
@@ -235,6 +238,9 @@ func (k blk) ties() any {
 			t.Matrix[i] = k.f32(r + 0x10 + 4*int64(i))
 		}
 		g.Ties = append(g.Ties, t)
+		if g.docless {
+			return nil
+		}
 		return Obj{{"index", t.Index}, {"uid", t.UID}, {"o_class", t.OClass}, {"matrix", k.vec(r+0x10, 16)},
 			{"draw_distance", t.DrawDistance}, {"pad_08", k.s32(r + 8)}, {"occlusion_index", t.OcclusionIndex},
 			{"directional_lights", t.DirectionalLights}, {"pad_58", k.s32s(r+0x58, 2)}}
@@ -255,6 +261,9 @@ func (k blk) shrubs() any {
 			s.Matrix[i] = k.f32(r + 0x10 + 4*int64(i))
 		}
 		g.Shrubs = append(g.Shrubs, s)
+		if g.docless {
+			return nil
+		}
 		return Obj{{"index", s.Index}, {"o_class", s.OClass}, {"matrix", k.vec(r+0x10, 16)}, {"draw_distance", s.DrawDistance},
 			{"unused_08", k.s32s(r+8, 2)}, {"colour", k.s32s(r+0x50, 3)}, {"unused_5c", k.s32(r + 0x5c)},
 			{"dir_lights", s.DirLights}, {"unused_64", k.s32s(r+0x64, 3)}}

@@ -180,6 +180,7 @@ type Gameplay struct {
 	pvars           []pvarEntry // the pvar table, as long as the indices need and the block holds
 	pvarOK          bool
 	undecodedMobies int
+	docless         bool // ReadInstances: the typed instances alone
 }
 
 type pvarEntry struct{ off, size int32 }
@@ -228,6 +229,34 @@ func HeaderBlocks(hdr []byte, size int64) ([NumBlocks]int32, []Block, []Problem,
 // header is an error; every other fault is a Problem and an undecoded part
 // of the document.
 func Read(b []byte) (*Gameplay, error) {
+	g, err := newGameplay(b)
+	if err != nil {
+		return nil, err
+	}
+	g.decode()
+	return g, nil
+}
+
+// ReadInstances is Read for a caller that wants the typed instances alone
+// (a scene: Mobies, Ties, Shrubs, the same as Read's): it decodes only
+// their blocks and builds no document (Doc nil), and its Problems are the
+// header's and those blocks'. A level's scene read the whole document
+// only to place its instances; the document is most of Read's work.
+func ReadInstances(b []byte) (*Gameplay, error) {
+	g, err := newGameplay(b)
+	if err != nil {
+		return nil, err
+	}
+	g.docless = true
+	for _, slot := range []int{slotTieInstances, slotShrubInstances, slotMobyInstances} {
+		if k, ok := g.block(slot); ok {
+			g.decodeBlock(k)
+		}
+	}
+	return g, nil
+}
+
+func newGameplay(b []byte) (*Gameplay, error) {
 	offs, blocks, probs, err := HeaderBlocks(b, int64(len(b)))
 	if err != nil {
 		return nil, err
@@ -237,7 +266,6 @@ func Read(b []byte) (*Gameplay, error) {
 		g.extent[bl.Slot] = bl
 		g.present[bl.Slot] = true
 	}
-	g.decode()
 	return g, nil
 }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/rand"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -321,7 +323,47 @@ func FuzzRead(f *testing.F) {
 		if n := JSONSize(g.Doc); n != int64(buf.Len()) {
 			t.Fatalf("JSONSize %d, WriteJSON wrote %d bytes", n, buf.Len())
 		}
+		sameInstances(t, s, g)
 	})
+}
+
+// sameInstances fails unless ReadInstances of s gives g's instances (g is
+// Read's) and no document.
+func sameInstances(t *testing.T, s []byte, g *Gameplay) {
+	t.Helper()
+	gi, err := ReadInstances(s)
+	if err != nil {
+		t.Fatalf("ReadInstances failed where Read passed: %v", err)
+	}
+	if gi.Doc != nil || !reflect.DeepEqual(gi.Mobies, g.Mobies) || !reflect.DeepEqual(gi.Ties, g.Ties) || !reflect.DeepEqual(gi.Shrubs, g.Shrubs) {
+		t.Fatalf("ReadInstances: %d mobies, %d ties, %d shrubs (doc %v); Read: %d, %d, %d",
+			len(gi.Mobies), len(gi.Ties), len(gi.Shrubs), gi.Doc != nil, len(g.Mobies), len(g.Ties), len(g.Shrubs))
+	}
+}
+
+// TestReadInstances: ReadInstances places what Read places, on the stream
+// Build writes and on damaged copies of it (bytes overwritten at random,
+// cut short).
+func TestReadInstances(t *testing.T) {
+	b := Build(testDesc()).Bytes
+	g := mustRead(t, b)
+	if len(g.Mobies) == 0 || len(g.Ties) == 0 || len(g.Shrubs) == 0 {
+		t.Fatalf("test setup: %d mobies, %d ties, %d shrubs", len(g.Mobies), len(g.Ties), len(g.Shrubs))
+	}
+	sameInstances(t, b, g)
+	rng := rand.New(rand.NewSource(1))
+	for i := range 300 {
+		d := bytes.Clone(b)
+		for range 1 + rng.Intn(8) {
+			binary.LittleEndian.PutUint32(d[rng.Intn(len(d)-4):], rng.Uint32()>>uint(rng.Intn(32)))
+		}
+		if i%3 == 0 {
+			d = d[:HeaderSize+rng.Intn(len(d)-HeaderSize)]
+		}
+		if g, err := Read(d); err == nil {
+			sameInstances(t, d, g)
+		}
+	}
 }
 
 // TestJSONStrings: keys, strings and Text are written as JSON strings that
