@@ -714,13 +714,18 @@ func (ix *Index) DecodeAllTo(dst, src []byte, workers int) ([][]byte, error) {
 		end := ix.cps[ix.groupFirst[g]].out
 		ix.store(g, out[:end], 0)
 	}
-	nb := ix.NumBlocks()
-	blocks := make([][]byte, nb)
+	return ix.Cut(out), nil
+}
+
+// Cut cuts out, the stream's whole output (Size bytes), into the index's
+// blocks, each capped at its own length.
+func (ix *Index) Cut(out []byte) [][]byte {
+	blocks := make([][]byte, ix.NumBlocks())
 	for i := range blocks {
 		lo, hi := ix.cps[i].out, ix.cps[i+1].out
 		blocks[i] = out[lo:hi:hi]
 	}
-	return blocks, nil
+	return blocks
 }
 
 // Cold reports whether a decode of block i with no predecessor at hand must

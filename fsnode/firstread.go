@@ -1,9 +1,12 @@
 package fsnode
 
 import (
+	"io"
 	"runtime"
+	"unsafe"
 
 	"gcfs/cache"
+	"gcfs/codec"
 )
 
 // The first read of a decoded file (issue 11, "parallel first decode"):
@@ -104,37 +107,70 @@ func (dr *decodedReader) decodeWhole(i int) (b []byte, ok bool) {
 	}
 	defer n.tree.releaseBig()
 	n.wholeIn.Store(c) // once per cache, whatever happens next
-	// The input and the output are the pool's (wholeBufs): every block is
-	// copied out of the output below.
-	srcBuf := wholeBufs.Get(int(inLen)) // bounded above
-	defer wholeBufs.Put(srcBuf)
-	src := *srcBuf
-	if got, err := dr.src.ReadAt(src, 0); int64(got) != inLen {
-		_ = err // the block path reads it again and reports it
-		return nil, false
+	outBuf, blocks := n.decodeAllPooled(dr.ix, dr.src)
+	if outBuf == nil {
+		return nil, false // (the block path reads it again and reports it)
 	}
-	outBuf := wholeBufs.Get(int(size + wholeOutSlack)) // bounded above
 	defer wholeBufs.Put(outBuf)
-	blocks, err := dr.ix.DecodeAllTo(*outBuf, src, wholeWorkers)
-	if err != nil {
-		return nil, false
-	}
 	n.tree.wholeDecodes.Add(1)
-	// Each block gets its own copy: a cached block must not keep the whole
-	// output alive after the others are evicted (the cache's bound counts
-	// blocks' bytes).
-	for j, blk := range blocks {
-		if j != i {
-			b := c.NewBuffer(len(blk))
-			copy(b, blk)
-			if dr.forModel {
-				c.PutCold(cache.Key{File: dr.key, Block: j}, b)
-			} else {
-				c.PutRecyclable(cache.Key{File: dr.key, Block: j}, b)
-			}
+	cacheBlocks(c, dr.key, blocks, i, dr.forModel)
+	return append(c.NewBuffer(len(blocks[i]))[:0], blocks[i]...), true
+}
+
+// decodeAllPooled decodes n's whole stream (src) through ix into a buffer
+// of wholeBufs (the caller gives it back) and returns it with the output
+// cut into ix's blocks; nil when the stream cannot be read whole or does
+// not decode to ix's bytes (the block path then reads it, and reports
+// why). The input is read into another of the pool's buffers.
+func (n *Node) decodeAllPooled(ix *codec.Index, src io.ReaderAt) (*[]byte, [][]byte) {
+	inLen, size := n.streamLen(), ix.Size()
+	if inLen > wholeMax || size > wholeMax || ix.NumBlocks() == 0 {
+		return nil, nil
+	}
+	inBuf := wholeBufs.Get(int(inLen)) // bounded just above
+	defer wholeBufs.Put(inBuf)
+	if got, _ := src.ReadAt(*inBuf, 0); int64(got) != inLen {
+		return nil, nil
+	}
+	outBuf := wholeBufs.Get(int(size + wholeOutSlack)) // bounded just above
+	blocks, err := ix.DecodeAllTo(*outBuf, *inBuf, wholeWorkers)
+	if err != nil || unsafe.SliceData(blocks[0]) != unsafe.SliceData(*outBuf) {
+		wholeBufs.Put(outBuf) // (a decode into a buffer of its own: it did not fit)
+		return nil, nil
+	}
+	*outBuf = (*outBuf)[:size]
+	return outBuf, blocks
+}
+
+// cacheBlocks puts a copy of each of a stream's blocks but block skip (-1:
+// none) in c under key: in the cold segment if cold (and only when they all
+// fit it: a stream past its bound would evict its own first blocks as its
+// last went in), else in the main LRU. Each block gets its own copy, in a
+// buffer the cache recycles: a cached block must not keep the whole output
+// alive after the others are evicted (the cache's bound counts blocks'
+// bytes), and the output is the pool's, given back for the next stream.
+func cacheBlocks(c *cache.Cache, key uint64, blocks [][]byte, skip int, cold bool) {
+	if cold {
+		var total int64
+		for _, b := range blocks {
+			total += int64(len(b))
+		}
+		if total > c.ColdMax() {
+			return
 		}
 	}
-	return append(c.NewBuffer(len(blocks[i]))[:0], blocks[i]...), true
+	for j, blk := range blocks {
+		if j == skip {
+			continue
+		}
+		b := c.NewBuffer(len(blk))
+		copy(b, blk)
+		if cold {
+			c.PutCold(cache.Key{File: key, Block: j}, b)
+		} else {
+			c.PutRecyclable(cache.Key{File: key, Block: j}, b)
+		}
+	}
 }
 
 // takeBig reserves one of the tree's slots for a stream held in memory

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"unsafe"
 
 	"gcfs/cache"
-	"gcfs/codec"
 	"gcfs/discimg"
 	"gcfs/gltf"
 	"gcfs/mesh"
@@ -189,7 +187,9 @@ func readSource(n *Node) (b []byte, done func(), err error) {
 
 // decodeSource is decoded source n's bytes, whole, in a buffer of
 // wholeBufs the caller gives back, with a copy of its blocks in the cache's
-// cold segment (keepCold), or nil where it reads through the cache instead:
+// cold segment (cacheBlocks: for the next encode to read the source, the
+// level's scene after a chunk's own views, and the reads of its parts), or
+// nil where it reads through the cache instead:
 // some of its blocks are cached, it fails (the read reports why), it does
 // not fit what the tree holds in memory at once (wholeMax, a quarter of the
 // cache, its slots for whole streams: takeBig), or the index is the
@@ -209,9 +209,6 @@ func (n *Node) decodeSource() *[]byte {
 	n.scanOnce.Do(func() { n.doScan(budget, nil, &out) })
 	if out != nil {
 		n.tree.sourceDecodes.Add(1)
-		if ix := n.tree.indexes.get(n); ix != nil && ix.Size() == int64(len(*out)) {
-			n.keepCold(ix, *out)
-		}
 		return out
 	}
 	if n.decErr != nil || n.decSize > budget || n.streamLen() > budget {
@@ -231,43 +228,13 @@ func (n *Node) decodeSource() *[]byte {
 	if err != nil {
 		return nil
 	}
-	inLen := src.Size()
-	inBuf := wholeBufs.Get(int(inLen)) // at most budget, checked above
-	defer wholeBufs.Put(inBuf)
-	if got, _ := src.ReadAt(*inBuf, 0); int64(got) != inLen {
+	out, blocks := n.decodeAllPooled(ix, src)
+	if out == nil {
 		return nil
 	}
-	size := ix.Size()
-	outBuf := wholeBufs.Get(int(size + wholeOutSlack)) // at most budget and the slack
-	blocks, err := ix.DecodeAllTo(*outBuf, *inBuf, wholeWorkers)
-	if err != nil || unsafe.SliceData(blocks[0]) != unsafe.SliceData(*outBuf) {
-		wholeBufs.Put(outBuf)
-		return nil
-	}
-	*outBuf = (*outBuf)[:size]
 	n.tree.sourceDecodes.Add(1)
-	n.keepCold(ix, *outBuf)
-	return outBuf
-}
-
-// keepCold puts a copy of each block of out, n's decoded bytes through ix,
-// in the cache's cold segment (when they fit it): the next encode to read
-// the source (the level's scene after a chunk's own views, gameplay.json
-// after level.glb) and the reads of its parts copy them instead of
-// decoding the stream again, and the cold segment's bound lets them go
-// once the sizing has moved on.
-func (n *Node) keepCold(ix *codec.Index, out []byte) {
-	c := n.tree.Cache
-	if ix.Size() > c.ColdMax() {
-		return
-	}
-	key := n.cacheKey(n.Ino, ix)
-	for j := range ix.NumBlocks() {
-		off, bn := ix.Block(j)
-		b := c.NewBuffer(bn)
-		copy(b, out[off:off+int64(bn)])
-		c.PutCold(cache.Key{File: key, Block: j}, b)
-	}
+	cacheBlocks(c, key, blocks, -1, true)
+	return out
 }
 
 // scanWhole sizes a decoded source as readSource says, holding one of the

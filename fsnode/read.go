@@ -221,9 +221,9 @@ func (n *Node) doScan(decodeBudget int64, sc *wholeScratch, hand **[]byte) {
 // (a corrupt stream, one decoding past the budget, a short read), gives
 // nil: the scan then does it as it would have, and reports what it finds.
 //
-// Given hand (and no scratch), the output goes to the caller instead, whole
-// in a buffer of wholeBufs (*hand; the caller gives it back), and nothing
-// to the cache: decodeSource's.
+// Given hand (and no scratch: decodeSource's), the output goes to the
+// caller too, whole in a buffer of wholeBufs (*hand; the caller gives it
+// back), and the blocks to the cache's cold segment.
 func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch, hand **[]byte) *codec.Index {
 	c := n.tree.Cache
 	inLen := src.Size()
@@ -256,7 +256,9 @@ func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch, hand **[]
 		return nil
 	}
 	n.tree.decodedIndexes.Add(1)
+	key := n.cacheKey(n.Ino, ix)
 	if hand != nil && dstBuf != nil {
+		cacheBlocks(c, key, ix.Cut(out), -1, true)
 		if cap(out) == cap(dst) && unsafe.SliceData(out) == unsafe.SliceData(dst) {
 			*dstBuf = out // the pool's buffer, holding the output
 			*hand = dstBuf
@@ -266,15 +268,9 @@ func (n *Node) decodeIndex(src Reader, budget int64, sc *wholeScratch, hand **[]
 		return ix
 	}
 	n.wholeIn.Store(c)
-	for j := range ix.NumBlocks() {
-		off, bn := ix.Block(j)
-		// A copy each (the output is the next file's buffer): what the
-		// cache holds is exactly the blocks' bytes, in buffers it
-		// recycles once they are served (ServeSlices).
-		b := c.NewBuffer(bn)
-		copy(b, out[off:off+int64(bn)])
-		c.PutRecyclable(cache.Key{File: n.cacheKey(n.Ino, ix), Block: j}, b)
-	}
+	// (Copies, in buffers the cache recycles once they are served:
+	// ServeSlices. The output is the next file's buffer.)
+	cacheBlocks(c, key, ix.Cut(out), -1, false)
 	return ix
 }
 
