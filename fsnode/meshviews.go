@@ -135,34 +135,25 @@ func readWholeInto(n *Node, buf []byte) ([]byte, error) {
 // after (the encodes that read a source keep nothing of it: a glb's bytes
 // and the meshes are their own).
 //
-// A decoded source not sized yet is sized by decoding it whole, its index
-// and its blocks (into the cache) in one pass, as the file-ahead worker
-// sizes the files it reads ahead (scanDecoding): its size would otherwise
-// cost a scan of the stream, and the read a decode of it after. Sizing
-// every lazily sized view of the retail tree on a fresh build
-// (BenchmarkSizeAllRetail): 1,583-1,848 ms of CPU before, 1,484-1,540
-// after. Only within the tree's slots for whole streams in memory
-// (takeBig, as decodeWhole): concurrent encodes beyond them scan.
-//
 // A decoded source none of whose blocks is cached is decoded straight into
-// the buffer (decodeSource), its blocks kept in the cache's cold segment
-// for the few encodes that read it again (a level's scene reads every
-// chunk and its gameplay after their own views): the main LRU kept them
-// for long after the listing's sizing had moved on, each in fresh memory,
-// which on a small VM costs more than the decode (first-touch page faults:
-// 2-3 ms a MB, the decode under 1).
+// the buffer (decodeSource), and if not sized yet, sized by that decode
+// (its size would otherwise cost a scan of the stream, and the read a
+// decode after); its blocks are kept in the cache's cold segment for the
+// few encodes that read it again (a level's scene reads every chunk and
+// its gameplay after their own views). The main LRU kept them for long
+// after the listing's sizing had moved on, each in fresh memory, which on
+// a small VM costs more than the decode (first-touch page faults: 2-3 ms a
+// MB, the decode under 1). Only within the tree's slots for whole streams
+// in memory (takeBig, as decodeWhole): concurrent encodes beyond them scan
+// and read through the cache.
 func readSource(n *Node) (b []byte, done func(), err error) {
-	var decoded *[]byte
-	if n.Kind == Decoded && n.within == nil && n.tree.Cache != nil {
-		if decoded = n.decodeSource(); decoded == nil {
-			n.scanWhole() // (when decodeSource did not size it)
-		}
-	} else if p := n.within; p != nil && p.Kind == Decoded && p.within == nil && p.tree.Cache != nil {
+	decoded := n.decodeSource() // (nil for all but a decoded stream)
+	if n.within != nil {
 		// A part of a decoded stream (a class's block in core_data): the
 		// stream decoded whole into the cold segment, where the part's
 		// read finds it, sized by that decode if it was not (its size
 		// would otherwise cost a scan, and the part's read a decode).
-		wholeBufs.Put(p.decodeSource())
+		wholeBufs.Put(n.within.decodeSource())
 	}
 	size, err := wholeSize(n)
 	if err != nil {
@@ -235,16 +226,6 @@ func (n *Node) decodeSource() *[]byte {
 	n.tree.sourceDecodes.Add(1)
 	cacheBlocks(c, key, blocks, -1, true)
 	return out
-}
-
-// scanWhole sizes a decoded source as readSource says, holding one of the
-// tree's slots while it does (released whatever happens, as decodeWhole's).
-func (n *Node) scanWhole() {
-	if !n.tree.takeBig() {
-		return // as many streams in memory as the slots: the read scans
-	}
-	defer n.tree.releaseBig()
-	n.scanDecoding(min(wholeMax, n.tree.Cache.MaxBytes()/4), nil)
 }
 
 func encodeMeshView(v, src *Node, kind meshKind, core func() *Node, ec *encodeCtx) (encodedView, error) {
