@@ -19,6 +19,7 @@ import (
 	"gcfs/cache"
 	"gcfs/codec"
 	"gcfs/discimg"
+	"gcfs/memfile"
 	"gcfs/mesh"
 )
 
@@ -335,5 +336,8 @@ type Tree struct {
 	// bigSem bounds the streams held in memory whole at once (firstread.go).
 	bigSem chan struct{}
 	ahead  fileAhead // read-ahead across files (fileahead.go)
-	sizing sizeAhead // sizing views ahead of a listing walk (sizeahead.go)
+	// memFiles: decoded files made whole for the kernel (memfiles.go)
+	memFiles atomic.Pointer[memfile.Store]
+	memAhead atomic.Int64 // files the file-ahead worker made for it
+	sizing   sizeAhead    // sizing views ahead of a listing walk (sizeahead.go)
 }

@@ -36,6 +36,11 @@ import (
 const (
 	fileAheadBytes = 8 << 20
 	fileAheadFiles = 64
+	// With a store of files made whole for the kernel (memfiles.go):
+	// those files are the store's, not the cache's, and its reader costs
+	// the server an open and no reads, so the worker runs further ahead.
+	memAheadBytes = 32 << 20
+	memAheadFiles = 256
 )
 
 // fileAhead is the tree's worker state.
@@ -70,8 +75,15 @@ func (t *Tree) orderFiles() {
 // readAheadFiles asks the worker to prepare the files after n, when the
 // tree reads ahead (a mount) and n is one of its decoded files.
 func (dr *decodedReader) readAheadFiles() {
-	n, t := dr.n, dr.n.tree
-	if !dr.readsAhead() || !t.ready.Load() || n.seq < 0 || int(n.seq)+1 >= len(t.ahead.order) {
+	if dr.readsAhead() {
+		dr.n.tree.filesAheadOf(dr.n)
+	}
+}
+
+// filesAheadOf asks the worker to prepare the files after n, one of the
+// tree's decoded files, once the tree is built.
+func (t *Tree) filesAheadOf(n *Node) {
+	if !t.ready.Load() || n.seq < 0 || int(n.seq)+1 >= len(t.ahead.order) {
 		return
 	}
 	if t.Cache.MaxBytes()/8 < 1<<20 {
@@ -139,9 +151,13 @@ func (t *Tree) runFileAhead() {
 // (generation) arrives.
 func (t *Tree) prepareFiles(from int, gen uint64, sc *wholeScratch) {
 	a := &t.ahead
-	budget := min(int64(fileAheadBytes), t.Cache.MaxBytes()/8)
+	budget, files := min(int64(fileAheadBytes), t.Cache.MaxBytes()/8), fileAheadFiles
+	if s := t.memFiles.Load(); s != nil {
+		// Files made whole leave the cache (fillMem): the store bounds them.
+		budget, files = min(int64(memAheadBytes), s.Max()/8), memAheadFiles
+	}
 	t.adviseAhead(from)
-	for k := from; k < len(a.order) && k < from+fileAheadFiles && budget > 0; k++ {
+	for k := from; k < len(a.order) && k < from+files && budget > 0; k++ {
 		if a.gen.Load() != gen {
 			return
 		}
@@ -150,6 +166,10 @@ func (t *Tree) prepareFiles(from int, gen uint64, sc *wholeScratch) {
 		// left of the budget): the blocks come with the index.
 		if n.scanDecoding(budget, sc); n.decErr != nil {
 			continue // its reader reports it
+		}
+		if t.memFileAhead(n, &budget) {
+			a.files.Add(1)
+			continue
 		}
 		r, err := n.openDecoded()
 		if err != nil {

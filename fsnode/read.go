@@ -479,7 +479,10 @@ type decodedReader struct {
 	// forModel: the reader serves the model (openForModel), not a reader
 	// walking the tree's files; it asks for no files ahead.
 	forModel bool
-	serve    servedBlocks // what ServeSlices handed out
+	// noFilesAhead: a reader that asks for no files ahead either, but
+	// reads as a reader does (a file made whole for the kernel: memfiles.go).
+	noFilesAhead bool
+	serve        servedBlocks // what ServeSlices handed out
 }
 
 func (dr *decodedReader) Size() int64 { return dr.ix.Size() }

@@ -29,7 +29,7 @@ const raMinCacheBlocks = 16
 func (dr *decodedReader) readAhead(first, last int) {
 	ahead := last + dr.n.tree.opt.ReadAhead
 	dr.chain(last+1, ahead)
-	if (first == 0 || ahead >= dr.ix.NumBlocks()-1) && !dr.forModel {
+	if (first == 0 || ahead >= dr.ix.NumBlocks()-1) && !dr.forModel && !dr.noFilesAhead {
 		dr.readAheadFiles()
 	}
 }

@@ -22,7 +22,7 @@ import (
 const helperUsage = `usage: mount.gcfs IMAGE MOUNTPOINT [-fnrsvw] [-o OPTIONS]
 (mount(8) runs it for "mount -t gcfs IMAGE MOUNTPOINT" and fstab lines of type gcfs)
 OPTIONS: ro, allow_other, uid=N, gid=N, umask=OCTAL, cache_size=SIZE,
-max_decoded=SIZE, parent=FILE, log_file=FILE, debug; a value holding a comma
+max_decoded=SIZE, parent=FILE, log_file=FILE, debug, no_passthrough; a value holding a comma
 is double-quoted: log_file="/x/q,uoted.log". See gcfs mount --help.`
 
 // errHelperUsage: a mount helper run without IMAGE and MOUNTPOINT.
@@ -115,6 +115,8 @@ func helperArgs(app *cli.App, args []string) (out []string, fake bool, ok bool, 
 			out = append(out, "--log-file", val)
 		case key == "debug" && !hasVal:
 			out = append(out, "--debug")
+		case key == "no_passthrough" && !hasVal:
+			out = append(out, "--no-passthrough")
 		case ignoredMountOption(key):
 		default:
 			// ro and rw too, in order: gcfs mount's -o takes the last.

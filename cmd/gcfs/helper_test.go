@@ -20,6 +20,7 @@ func TestHelperArgs(t *testing.T) {
 		// Issue 18 item 11: rw (mount(8) adds it when no -o is given) and
 		// -w go on to gcfs mount, which mounts read-only and says so.
 		{args: []string{"/sbin/mount.gcfs", "/x.iso", dir, "-n", "-o", "rw"}, want: "gcfs mount -o rw /x.iso " + dir},
+		{args: []string{"/sbin/mount.gcfs", "/x.iso", dir, "-o", "ro,no_passthrough,debug"}, want: "gcfs mount --no-passthrough --debug -o ro /x.iso " + dir},
 		{args: []string{"/sbin/mount.gcfs", "/x.iso", dir, "-w"}, want: "gcfs mount -o rw /x.iso " + dir},
 		{args: []string{"/sbin/mount.gcfs", "/x.iso", dir, "-o", "rw", "-r"}, want: "gcfs mount -o rw,ro /x.iso " + dir},
 		{args: []string{"/sbin/mount.gcfs", "/x.iso", dir, "-fv", "-o", "ro"}, want: "gcfs mount -o ro /x.iso " + dir, fake: true},

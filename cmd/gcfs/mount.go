@@ -45,6 +45,7 @@ func mountCommands() []*cli.Command {
 				&cli.StringFlag{Name: "max-decoded", Value: "256MiB", Usage: "largest decoded stream; past it reads fail with EIO"},
 				&cli.StringSliceFlag{Name: "o", Usage: "comma list of mount options: allow_other, uid=N, gid=N, umask=OCTAL, others go to FUSE"},
 				&cli.BoolFlag{Name: "debug", Usage: "log the FUSE request trace and the cache counters"},
+				&cli.BoolFlag{Name: "no-passthrough", Usage: "serve every read of a decoded file (by default, where the kernel allows FUSE passthrough, the kernel reads decoded files from memory files the server fills, up to --cache-size of them)"},
 				&cli.StringFlag{Name: "overlay", Usage: "mount writable: edits are kept in `DIR` at the tree's paths (gcfs pack rebuilds the disc from them)"},
 				&cli.StringFlag{Name: "log-file", Usage: "append the server's log here (default: stderr in the foreground, nowhere in the background)"},
 				noViewsFlag(), noIndexCacheFlag(),
@@ -77,6 +78,7 @@ type mountConfig struct {
 	debug             bool
 	logFile           string
 	noViews           bool
+	noPassthrough     bool // --no-passthrough: no memory files for the kernel
 	noIndexCache      bool
 	overlayDir        string // --overlay: writable, edits kept there
 }
@@ -86,7 +88,8 @@ func parseMountArgs(c *cli.Context) (*mountConfig, error) {
 		return nil, fmt.Errorf("mount: want IMAGE MOUNTPOINT, got %d argument(s) (see gcfs mount --help)", c.NArg())
 	}
 	cfg := &mountConfig{image: c.Args().Get(0), mountpoint: c.Args().Get(1), parent: c.String("parent"), debug: c.Bool("debug"),
-		logFile: c.String("log-file"), noViews: c.Bool("no-views"), noIndexCache: c.Bool("no-index-cache")}
+		logFile: c.String("log-file"), noViews: c.Bool("no-views"), noIndexCache: c.Bool("no-index-cache"),
+		noPassthrough: c.Bool("no-passthrough")}
 	// fusermount3 refuses a mount point given through a symlink; mount where it points.
 	if r, err := filepath.EvalSymlinks(cfg.mountpoint); err == nil {
 		cfg.mountpoint = r
@@ -373,6 +376,9 @@ func startBackground(cfg *mountConfig) error {
 	if cfg.noIndexCache {
 		args = append(args, "--no-index-cache")
 	}
+	if cfg.noPassthrough {
+		args = append(args, "--no-passthrough")
+	}
 	if cfg.logFile != "" {
 		lf, _ := filepath.Abs(cfg.logFile)
 		args = append(args, "--log-file", lf)
@@ -606,6 +612,9 @@ func serve(cfg *mountConfig, oi *openedImage) (err error) {
 		if opt.Overlay, err = overlay.New(tree, cfg.overlayDir, opt.Logf); err != nil {
 			return fmt.Errorf("--overlay: %v", err)
 		}
+	}
+	if !cfg.noPassthrough {
+		opt.MemFiles = cfg.cacheSize
 	}
 	srv, err := fusefs.Mount(cfg.mountpoint, tree, opt)
 	if err != nil {

@@ -49,6 +49,11 @@ type Options struct {
 	// change goes to the overlay directory; nil keeps every change EROFS.
 	Overlay *overlay.Overlay
 
+	// MemFiles > 0: decoded files are handed to the kernel whole, up to
+	// this many bytes of them kept (passthrough.go), where the kernel takes
+	// FUSE passthrough and there is no overlay; 0: every read is served.
+	MemFiles int64
+
 	// FuseLogf, when set, receives go-fuse's own lines (the Debug trace
 	// among them) instead of Logf: tests count Logf's lines.
 	FuseLogf func(format string, args ...any)
@@ -97,9 +102,12 @@ type fsys struct {
 	volBlocks  int64
 	nextIno    atomic.Uint64 // for model nodes whose Ino collides or is zero
 	readErrors atomic.Int64
-	ov         *overlay.Overlay // nil: read-only
-	root       *dirNode
-	kept       *keptListings // read-only mounts: the listing handles
+	// decodedReads counts the reads of decoded files the server answered
+	// (none for a file the kernel reads itself: passthrough.go), for tests.
+	decodedReads atomic.Int64
+	ov           *overlay.Overlay // nil: read-only
+	root         *dirNode
+	kept         *keptListings // read-only mounts: the listing handles
 	// byName: the children of a directory sorted by name, for the few
 	// directories whose own are not (only a test's fake trees)
 	byName map[*mnode][]*mnode
@@ -215,20 +223,31 @@ func MountOptions(opt Options) *fs.Options {
 // Mount mounts t at mountpoint and returns the running server; the mount is
 // ready when Mount returns. Call Unmount on the server to end it.
 func Mount(mountpoint string, t *fsnode.Tree, opt Options) (*fuse.Server, error) {
+	srv, _, err := mountTree(mountpoint, t, opt)
+	return srv, err
+}
+
+// mountTree is Mount, with the mount's root node (for tests).
+func mountTree(mountpoint string, t *fsnode.Tree, opt Options) (*fuse.Server, *dirNode, error) {
 	if t == nil || t.Root == nil {
-		return nil, fmt.Errorf("fusefs: no tree to mount")
+		return nil, nil, fmt.Errorf("fusefs: no tree to mount")
 	}
-	root := NewRoot(t, opt)
+	root := NewRoot(t, opt).(*dirNode)
 	fo := MountOptions(opt)
 	fo.RootStableAttr = &fs.StableAttr{Mode: fuse.S_IFDIR, Ino: rootIno(t.Root.Ino)}
 	srv, err := serve(mountpoint, root, fo, opt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := SetReadAhead(mountpoint, DefaultReadAhead); err != nil && opt.Debug && opt.Logf != nil {
 		opt.Logf("gcfs: readahead stays at the kernel's default: %v", err)
 	}
-	return srv, nil
+	if opt.MemFiles > 0 && opt.Overlay == nil {
+		if err := startMemFiles(srv, t, opt.MemFiles); err != nil && opt.Debug && opt.Logf != nil {
+			opt.Logf("gcfs: decoded files are served, not passed through: %v", err)
+		}
+	}
+	return srv, root, nil
 }
 
 // serve mounts root's tree at mountpoint and serves it in the background:

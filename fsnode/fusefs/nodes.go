@@ -539,6 +539,9 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fu
 	} else if accessWrites(flags) {
 		return nil, 0, syscall.EROFS
 	}
+	if h, ok := f.openPassthrough(); ok {
+		return h, 0, 0 // (go-fuse adds FOPEN_PASSTHROUGH)
+	}
 	if f.tracksHeld() && f.held.Load() {
 		return &fileHandle{lazy: f}, fuse.FOPEN_KEEP_CACHE, 0
 	}
@@ -582,6 +585,12 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 		return h.read(dest, off)
 	}
 	if h, ok := fh.(*derivedHandle); ok {
+		return h.read(dest, off)
+	}
+	if f.m.kind == fsnode.Decoded {
+		f.sys.decodedReads.Add(1)
+	}
+	if h, ok := fh.(*passHandle); ok {
 		return h.read(dest, off)
 	}
 	if res, errno, ok := f.editedRead(dest, off); ok {
