@@ -57,10 +57,22 @@ func (n *Node) MemFile() (fd int, ok bool) {
 	if err != nil {
 		return -1, false
 	}
-	if t.opt.ReadAhead > 0 {
+	if t.opt.ReadAhead > 0 && !t.nextHeld(s, n) {
 		t.filesAheadOf(n)
 	}
 	return fd, true
+}
+
+// nextHeld reports whether the store holds the decoded file after n in
+// tree order: the worker was there, and a reader walking files it made
+// (a second cat) need not wake it at every open.
+func (t *Tree) nextHeld(s *memfile.Store, n *Node) bool {
+	k := int(n.seq) + 1
+	if n.seq < 0 || k >= len(t.ahead.order) {
+		return true
+	}
+	next := t.ahead.order[k]
+	return s.Holds(next.Ino)
 }
 
 // memFileAhead makes n's file for the file-ahead worker (which sized n),

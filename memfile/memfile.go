@@ -209,6 +209,14 @@ func (s *Store) Has(key uint64, size int64) bool {
 	return ok && e.el != nil && e.size == size
 }
 
+// Holds reports whether the store holds a file for key, of any size.
+func (s *Store) Holds(key uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[key]
+	return ok && e.el != nil
+}
+
 // Drop forgets key's file, if held (its bytes changed).
 func (s *Store) Drop(key uint64) {
 	s.mu.Lock()

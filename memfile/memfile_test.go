@@ -269,7 +269,7 @@ func TestFileBound(t *testing.T) {
 		t.Fatalf("stats %+v, want 3 files of 30 bytes, 2 evicted", st)
 	}
 	for k := uint64(1); k <= 5; k++ {
-		if got, want := s.Has(k, 10), k >= 3; got != want {
+		if got, want := s.Has(k, 10), k >= 3; got != want || s.Holds(k) != want || s.Has(k, 11) {
 			t.Errorf("holds %d: %v, want %v", k, got, want)
 		}
 	}
