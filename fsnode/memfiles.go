@@ -19,8 +19,11 @@ import (
 // served as before.
 //
 // On the retail layout's 1,212 decoded files read in tree order through a
-// fresh mount, this took the read from 856-924 ms to 665-685 ms (the
-// kernel's squashfs of the same files: 606-615 ms).
+// fresh mount (5 interleaved runs), this took the read from 815-1,055 ms
+// (median 912) to 817-860 ms (median 833), and the server's CPU from
+// 800-1,130 ms to 680-850 ms; the kernel's squashfs of the same files took
+// 615-659 ms. The worker's decode, on the core the reader does not use, is
+// most of what is left.
 
 // memFileMax bounds the files made whole: an open makes its file before
 // it returns, and a reader that wants a few bytes of a large file (a hex
@@ -41,8 +44,8 @@ func (t *Tree) MemFiles() *memfile.Store { return t.memFiles.Load() }
 // file holding n's decoded bytes, made now unless the store holds it, and
 // asks for the files after n to be made ahead. ok is false where n is not
 // a decoded file the store takes (no store, a stream with an error, a file
-// larger than memFileMax or its MaxFile) or its making failed: the caller then serves
-// n's reads itself, and that path reports any error.
+// larger than memFileMax or its MaxFile) or its making failed: the caller
+// then serves n's reads itself, and that path reports any error.
 func (n *Node) MemFile() (fd int, ok bool) {
 	t := n.tree
 	s := t.memFiles.Load()
