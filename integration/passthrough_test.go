@@ -39,6 +39,13 @@ func TestPassthroughFlag(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			said := "decoded files served"
+			if tc.pass {
+				said = "decoded files passed through"
+			}
+			if !strings.Contains(string(log), said) && (os.Geteuid() == 0 || !tc.pass) {
+				t.Errorf("the server's log does not say %q", said)
+			}
 			opens := strings.Count(string(log), "BACKING_OPEN")
 			if tc.pass && opens < 2 {
 				requireRootPassthrough(t)

@@ -67,6 +67,10 @@ func New(maxBytes int64, maxFiles int) (*Store, error) {
 // Max is the store's budget in bytes.
 func (s *Store) Max() int64 { return s.max }
 
+// Anonymous returns a descriptor of a new empty anonymous file (a
+// caller's probe: can the kernel take one?).
+func Anonymous() (int, error) { return create(0) }
+
 // MaxFile is the largest file the store takes: a quarter of its budget, so
 // that one file never empties it of the rest.
 func (s *Store) MaxFile() int64 { return s.max / 4 }

@@ -620,8 +620,12 @@ func serve(cfg *mountConfig, oi *openedImage) (err error) {
 	if err != nil {
 		return fmt.Errorf("mount %s at %s: %s", cfg.image, cfg.mountpoint, mountError(err))
 	}
-	logf("gcfs: %s mounted at %s in %v (cache %s, max decoded %s)", cfg.image, cfg.mountpoint,
-		time.Since(start).Round(time.Millisecond), humanize.IBytes(uint64(cfg.cacheSize)), humanize.IBytes(uint64(cfg.maxDecoded)))
+	pass := "decoded files served"
+	if tree.MemFiles() != nil {
+		pass = "decoded files passed through"
+	}
+	logf("gcfs: %s mounted at %s in %v (cache %s, max decoded %s, %s)", cfg.image, cfg.mountpoint,
+		time.Since(start).Round(time.Millisecond), humanize.IBytes(uint64(cfg.cacheSize)), humanize.IBytes(uint64(cfg.maxDecoded)), pass)
 	if ready.f != nil {
 		// Background server: stderr was the parent's pipe until now.
 		if err := redirectStderr(cfg.logFile); err != nil {

@@ -92,7 +92,7 @@ func startMemFiles(srv *fuse.Server, t *fsnode.Tree, memBytes int64) error {
 	if err != nil {
 		return err
 	}
-	fd, err := unix.MemfdCreate("gcfs-probe", unix.MFD_CLOEXEC)
+	fd, err := memfile.Anonymous()
 	if err != nil {
 		store.Close()
 		return err

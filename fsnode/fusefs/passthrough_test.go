@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -147,6 +148,63 @@ func TestPassthroughDecoded(t *testing.T) {
 	}
 	if n := root.sys.decodedReads.Load(); n != 0 {
 		t.Fatalf("%d reads of decoded files reached the server", n)
+	}
+}
+
+// TestPassthroughSmallBudget: with a store far smaller than the decoded
+// files, files past its MaxFile are served, the rest passed through and
+// evicted as others come, and every file still reads as mkdisc wrote it,
+// from two readers at once, each twice.
+func TestPassthroughSmallBudget(t *testing.T) {
+	requireFUSE(t)
+	path := filepath.Join(t.TempDir(), "small.iso")
+	res, err := mkdisctest.Generate(path, mkdisc.Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mnt, tree, root, _ := mountTreeOf(t, path, fsnode.Options{ReadAhead: 4}, Options{MemFiles: 1 << 20})
+	requirePassthrough(t, tree)
+	var decoded []mkdisc.ManifestEntry
+	big := 0
+	for _, e := range res.Manifest {
+		if n, err := tree.Lookup(e.Path); err == nil && n.Kind == fsnode.Decoded {
+			decoded = append(decoded, e)
+			if e.Size > tree.MemFiles().MaxFile() {
+				big++
+			}
+		}
+	}
+	if len(decoded) < 50 || big == 0 {
+		t.Fatalf("test setup: %d decoded files, %d past the store's %d bytes", len(decoded), big, tree.MemFiles().MaxFile())
+	}
+	errs := make(chan error, 2)
+	for r := 0; r < 2; r++ {
+		go func() {
+			for pass := 0; pass < 2; pass++ {
+				for i := range decoded {
+					e := decoded[(i*(r+1))%len(decoded)] // the two readers in different orders
+					b, err := os.ReadFile(filepath.Join(mnt, e.Path))
+					h := sha1.Sum(b)
+					if err != nil || hex.EncodeToString(h[:]) != e.SHA1 {
+						errs <- fmt.Errorf("%s: %d bytes (%v), not mkdisc's %d", e.Path, len(b), err, e.Size)
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for r := 0; r < 2; r++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := tree.MemFiles().Stats()
+	if st.Evicted == 0 || st.Bytes > 1<<20 {
+		t.Errorf("store %+v: want evictions and at most 1 MiB held", st)
+	}
+	if root.sys.decodedReads.Load() == 0 {
+		t.Error("no read of the files past the store's bound reached the server")
 	}
 }
 
