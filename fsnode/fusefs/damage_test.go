@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gcfs/discimg"
 	"gcfs/fsnode"
 	"gcfs/fsnode/testdisc"
 )
@@ -23,38 +22,7 @@ import (
 // lines, as gcfs mount's log does.
 func mountImage(t *testing.T, path string) (string, *fsnode.Tree, *testdisc.Log) {
 	t.Helper()
-	requireFUSE(t)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := discimg.Open(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	lr := &testdisc.Log{}
-	tree, err := fsnode.Build(img, fsnode.Options{Logf: lr.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mnt := t.TempDir()
-	opt := Options{Logf: lr.Logf}
-	opt.Debug, opt.FuseLogf = traceOnVerbose(t)
-	srv, err := Mount(mnt, tree, opt)
-	if err != nil {
-		t.Fatalf("mount: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := srv.Unmount(); err != nil {
-			t.Logf("unmount: %v; unmounting lazily", err)
-			syscall.Unmount(mnt, syscall.MNT_DETACH)
-		}
-	})
+	mnt, tree, _, lr := mountTreeOf(t, path, fsnode.Options{}, Options{})
 	return mnt, tree, lr
 }
 

@@ -155,12 +155,7 @@ func mountFakeRoot(t *testing.T, root *mnode, opt Options, img *os.File, imgSize
 	if err != nil {
 		t.Fatalf("mount: %v", err)
 	}
-	t.Cleanup(func() {
-		if err := srv.Unmount(); err != nil {
-			t.Logf("unmount: %v; unmounting lazily", err)
-			syscall.Unmount(mnt, syscall.MNT_DETACH)
-		}
-	})
+	unmountAtEnd(t, srv, mnt)
 	return mnt, lr, r
 }
 
@@ -735,4 +730,15 @@ func TestCoverage(t *testing.T) {
 	if e.add(0, 0, 10) || e.add(-1, 5, 10) || e.add(0, 5, 0) {
 		t.Fatal("an empty or negative range counted")
 	}
+}
+
+// unmountAtEnd unmounts srv's mount at mnt when the test ends, lazily
+// when it is busy.
+func unmountAtEnd(t *testing.T, srv *fuse.Server, mnt string) {
+	t.Cleanup(func() {
+		if err := srv.Unmount(); err != nil {
+			t.Logf("unmount: %v; unmounting lazily", err)
+			syscall.Unmount(mnt, syscall.MNT_DETACH)
+		}
+	})
 }

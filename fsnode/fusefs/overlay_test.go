@@ -52,12 +52,7 @@ func mountOverlay(t *testing.T) (mnt, dir string, d *testdisc.Disc, lr *testdisc
 	if err != nil {
 		t.Fatalf("mount: %v", err)
 	}
-	t.Cleanup(func() {
-		if err := srv.Unmount(); err != nil {
-			t.Logf("unmount: %v; unmounting lazily", err)
-			syscall.Unmount(mnt, syscall.MNT_DETACH)
-		}
-	})
+	unmountAtEnd(t, srv, mnt)
 	return mnt, dir, d, lr
 }
 

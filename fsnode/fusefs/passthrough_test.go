@@ -22,11 +22,10 @@ import (
 	"gcfs/overlay"
 )
 
-// mountTreeOf builds the tree of the image at path with fopt and mounts it
-// with opt (unmounted when the test ends); it returns the mount's root too.
-func mountTreeOf(t *testing.T, path string, fopt fsnode.Options, opt Options) (string, *fsnode.Tree, *dirNode, *testdisc.Log) {
+// buildTree builds the tree of the image file at path (closed when the
+// test ends).
+func buildTree(t *testing.T, path string, fopt fsnode.Options) *fsnode.Tree {
 	t.Helper()
-	requireFUSE(t)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -40,12 +39,22 @@ func mountTreeOf(t *testing.T, path string, fopt fsnode.Options, opt Options) (s
 	if err != nil {
 		t.Fatal(err)
 	}
-	lr := &testdisc.Log{}
-	fopt.Logf = lr.Logf
 	tree, err := fsnode.Build(img, fopt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tree
+}
+
+// mountTreeOf builds the tree of the image at path with fopt and really
+// mounts it with opt (unmounted when the test ends); the log gets the
+// model's and the mount's lines, as gcfs mount's log does.
+func mountTreeOf(t *testing.T, path string, fopt fsnode.Options, opt Options) (string, *fsnode.Tree, *dirNode, *testdisc.Log) {
+	t.Helper()
+	requireFUSE(t)
+	lr := &testdisc.Log{}
+	fopt.Logf = lr.Logf
+	tree := buildTree(t, path, fopt)
 	mnt := t.TempDir()
 	opt.Logf = lr.Logf
 	opt.Debug, opt.FuseLogf = traceOnVerbose(t)
@@ -53,12 +62,7 @@ func mountTreeOf(t *testing.T, path string, fopt fsnode.Options, opt Options) (s
 	if err != nil {
 		t.Fatalf("mount: %v", err)
 	}
-	t.Cleanup(func() {
-		if err := srv.Unmount(); err != nil {
-			t.Logf("unmount: %v; unmounting lazily", err)
-			syscall.Unmount(mnt, syscall.MNT_DETACH)
-		}
-	})
+	unmountAtEnd(t, srv, mnt)
 	return mnt, tree, root, lr
 }
 
@@ -249,19 +253,7 @@ func TestPassthroughUnmountClosesStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(d.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := discimg.Open(f, d.Size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree, err := fsnode.Build(img, fsnode.Options{ReadAhead: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree := buildTree(t, d.Path, fsnode.Options{ReadAhead: 4})
 	mnt := t.TempDir()
 	srv, err := Mount(mnt, tree, Options{MemFiles: 64 << 20, Logf: t.Logf})
 	if err != nil {
@@ -301,20 +293,8 @@ func TestNoPassthroughWithOverlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(d.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := discimg.Open(f, d.Size)
-	if err != nil {
-		t.Fatal(err)
-	}
 	requireFUSE(t)
-	tree, err := fsnode.Build(img, fsnode.Options{ReadAhead: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree := buildTree(t, d.Path, fsnode.Options{ReadAhead: 4})
 	ov, err := overlay.New(tree, t.TempDir(), t.Logf)
 	if err != nil {
 		t.Fatal(err)
