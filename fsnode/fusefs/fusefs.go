@@ -105,9 +105,12 @@ type fsys struct {
 	// decodedReads counts the reads of decoded files the server answered
 	// (none for a file the kernel reads itself: passthrough.go), for tests.
 	decodedReads atomic.Int64
-	ov           *overlay.Overlay // nil: read-only
-	root         *dirNode
-	kept         *keptListings // read-only mounts: the listing handles
+	// passOpen counts the opens passed through (each holds a descriptor
+	// until its release), passMax bounds them; 0: no passthrough.
+	passOpen, passMax atomic.Int64
+	ov                *overlay.Overlay // nil: read-only
+	root              *dirNode
+	kept              *keptListings // read-only mounts: the listing handles
 	// byName: the children of a directory sorted by name, for the few
 	// directories whose own are not (only a test's fake trees)
 	byName map[*mnode][]*mnode
@@ -243,7 +246,7 @@ func mountTree(mountpoint string, t *fsnode.Tree, opt Options) (*fuse.Server, *d
 		opt.Logf("gcfs: readahead stays at the kernel's default: %v", err)
 	}
 	if opt.MemFiles > 0 && opt.Overlay == nil {
-		if err := startMemFiles(srv, t, opt.MemFiles); err != nil && opt.Debug && opt.Logf != nil {
+		if err := startMemFiles(srv, root, t, opt.MemFiles); err != nil && opt.Debug && opt.Logf != nil {
 			opt.Logf("gcfs: decoded files are served, not passed through: %v", err)
 		}
 	}

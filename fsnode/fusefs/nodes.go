@@ -539,21 +539,40 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fu
 	} else if accessWrites(flags) {
 		return nil, 0, syscall.EROFS
 	}
-	if h, ok := f.openPassthrough(); ok {
-		return h, 0, 0 // (go-fuse adds FOPEN_PASSTHROUGH)
+	if f.passesThrough() {
+		if h, ok := f.openPassthrough(); ok {
+			return h, 0, 0 // (go-fuse adds FOPEN_PASSTHROUGH)
+		}
+		// Served, on a handle that rides on the inode's backing file
+		// when another open registered one (passthrough.go).
+		h, errno := f.openServed()
+		if errno != 0 {
+			return nil, 0, errno
+		}
+		return &passHandle{fd: -1, serve: h}, fuse.FOPEN_KEEP_CACHE, 0
 	}
+	h, errno := f.openServed()
+	if errno != 0 {
+		return nil, 0, errno
+	}
+	return h, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// openServed opens a handle whose reads the server answers (with
+// FOPEN_KEEP_CACHE: the kernel keeps what they return).
+func (f *fileNode) openServed() (*fileHandle, syscall.Errno) {
 	if f.tracksHeld() && f.held.Load() {
-		return &fileHandle{lazy: f}, fuse.FOPEN_KEEP_CACHE, 0
+		return &fileHandle{lazy: f}, 0
 	}
 	r, err := f.reader()
 	if err != nil {
 		f.logErr("open", 0, err)
-		return nil, 0, syscall.EIO
+		return nil, syscall.EIO
 	}
 	if p, ok := r.(prefetcher); ok {
 		p.Prefetch() // decoded bytes: start on them before the first read arrives
 	}
-	return &fileHandle{r: r}, fuse.FOPEN_KEEP_CACHE, 0
+	return &fileHandle{r: r}, 0
 }
 
 // Flush answers ENOSYS: nothing is ever written, so there is nothing to
@@ -591,7 +610,10 @@ func (f *fileNode) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off 
 		f.sys.decodedReads.Add(1)
 	}
 	if h, ok := fh.(*passHandle); ok {
-		return h.read(dest, off)
+		if h.fd >= 0 {
+			return h.read(dest, off)
+		}
+		fh = h.serve
 	}
 	if res, errno, ok := f.editedRead(dest, off); ok {
 		return res, errno

@@ -28,18 +28,31 @@ type memFiler interface {
 
 // passHandle is an open decoded file whose bytes are in an anonymous file.
 // go-fuse registers fd with the kernel at the open (PassthroughFd); should
-// the kernel refuse it, the reads come and are answered from fd.
-type passHandle struct{ fd int }
+// the kernel refuse it, the reads come and are answered from fd. With no
+// fd (the store did not make the file: a stream with an error, a file too
+// large, a failed fill, the mount holding as many such opens as it may),
+// the handle rides on the backing file the inode's other opens registered,
+// if any (the kernel refuses, EIO, an open in its caching mode while the
+// inode is open in passthrough); otherwise the kernel sends the reads,
+// served through serve.
+type passHandle struct {
+	fd    int // -1: none
+	sys   *fsys
+	serve *fileHandle // fd < 0: the reads' handle
+}
 
 var (
 	_ = (fs.FilePassthroughFder)((*passHandle)(nil))
 	_ = (fs.FileReleaser)((*passHandle)(nil))
 )
 
-func (h *passHandle) PassthroughFd() (int, bool) { return h.fd, true }
+func (h *passHandle) PassthroughFd() (int, bool) { return h.fd, h.fd >= 0 }
 
 func (h *passHandle) Release(ctx context.Context) syscall.Errno {
-	_ = unix.Close(h.fd)
+	if h.fd >= 0 {
+		_ = unix.Close(h.fd)
+		h.sys.passOpen.Add(-1)
+	}
 	return 0
 }
 
@@ -52,21 +65,32 @@ func (h *passHandle) read(dest []byte, off int64) (fuse.ReadResult, syscall.Errn
 	return fuse.ReadResultVector([][]byte{dest[:n]}), 0
 }
 
+// passesThrough reports whether f's opens may pass through: a decoded
+// file of a read-only mount whose kernel took FUSE passthrough. Every open
+// of such a file gets a passHandle, so that one the store cannot serve
+// still rides on a backing file another open of the inode registered.
+func (f *fileNode) passesThrough() bool {
+	if f.sys.passMax.Load() == 0 || f.m.kind != fsnode.Decoded || f.sys.ov != nil {
+		return false
+	}
+	_, ok := f.m.e.(memFiler)
+	return ok
+}
+
 // openPassthrough opens f's bytes as an anonymous file, when the model
-// makes one.
+// makes one and the mount holds fewer such opens than it may (each holds
+// a descriptor until its release; past the bound the server keeps its
+// own).
 func (f *fileNode) openPassthrough() (*passHandle, bool) {
-	if f.m.kind != fsnode.Decoded || f.sys.ov != nil {
+	if f.sys.passOpen.Load() >= f.sys.passMax.Load() {
 		return nil, false
 	}
-	mf, ok := f.m.e.(memFiler)
+	fd, ok := f.m.e.(memFiler).MemFile()
 	if !ok {
 		return nil, false
 	}
-	fd, ok := mf.MemFile()
-	if !ok {
-		return nil, false
-	}
-	return &passHandle{fd: fd}, true
+	f.sys.passOpen.Add(1)
+	return &passHandle{fd: fd, sys: f.sys}, true
 }
 
 // minMemFiles: a store that cannot hold this many files is not worth it.
@@ -76,14 +100,15 @@ const minMemFiles = 64
 // kernel, asked once with an anonymous file, registers one for srv: go-fuse
 // would otherwise find out at the first open, after the store had made a
 // file for nothing. The store closes when the server ends.
-func startMemFiles(srv *fuse.Server, t *fsnode.Tree, memBytes int64) error {
+func startMemFiles(srv *fuse.Server, root *dirNode, t *fsnode.Tree, memBytes int64) error {
 	var lim unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
 		return err
 	}
 	// A quarter of the descriptors the process may open (Go raises the
-	// soft limit to the hard one): the rest are the server's own (the
-	// image, /dev/fuse, splice pipes) and the open files' copies.
+	// soft limit to the hard one) for the files held, as many for the
+	// open files' copies (passMax): the rest are the server's own (the
+	// image, /dev/fuse, splice pipes).
 	files := int(min(lim.Cur/4, 1<<20))
 	if files < minMemFiles {
 		return fmt.Errorf("%d descriptors are too few to keep files open", lim.Cur)
@@ -105,6 +130,7 @@ func startMemFiles(srv *fuse.Server, t *fsnode.Tree, memBytes int64) error {
 	}
 	_ = srv.UnregisterBackingFd(id)
 	t.SetMemFiles(store)
+	root.sys.passMax.Store(int64(files))
 	go func() {
 		srv.Wait()
 		t.SetMemFiles(nil)

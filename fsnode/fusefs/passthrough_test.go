@@ -212,6 +212,79 @@ func TestPassthroughSmallBudget(t *testing.T) {
 	}
 }
 
+// TestPassthroughOpenBound: past the bound on opens passed through, an
+// open of a file open already rides on its backing file (the kernel would
+// refuse a second open of it in its caching mode), an open of another file
+// is served, both read as mkdisc wrote them, and the count comes back to
+// zero as the files close.
+func TestPassthroughOpenBound(t *testing.T) {
+	requireFUSE(t)
+	path := filepath.Join(t.TempDir(), "small.iso")
+	res, err := mkdisctest.Generate(path, mkdisc.Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mnt, tree, root, _ := mountTreeOf(t, path, fsnode.Options{}, Options{MemFiles: 64 << 20})
+	requirePassthrough(t, tree)
+	var decoded []mkdisc.ManifestEntry
+	for _, e := range res.Manifest {
+		if n, err := tree.Lookup(e.Path); err == nil && n.Kind == fsnode.Decoded && e.Size > 0 && e.Size <= 1<<20 {
+			decoded = append(decoded, e)
+		}
+	}
+	if len(decoded) < 2 {
+		t.Fatalf("test setup: %d decoded files", len(decoded))
+	}
+	check := func(f *os.File, e mkdisc.ManifestEntry) {
+		t.Helper()
+		b := make([]byte, e.Size)
+		n, err := f.ReadAt(b, 0)
+		h := sha1.Sum(b[:n])
+		if err != nil || hex.EncodeToString(h[:]) != e.SHA1 {
+			t.Fatalf("%s: %d bytes (%v), not mkdisc's", e.Path, n, err)
+		}
+	}
+	a, b := decoded[0], decoded[1]
+	first, err := os.Open(filepath.Join(mnt, a.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	check(first, a)
+	if n := root.sys.passOpen.Load(); n != 1 {
+		t.Fatalf("%d opens passed through, want 1", n)
+	}
+	max := root.sys.passMax.Load()
+	root.sys.passMax.Store(1)
+	defer root.sys.passMax.Store(max)
+	again, err := os.Open(filepath.Join(mnt, a.Path))
+	if err != nil {
+		t.Fatalf("%s opened again past the bound: %v", a.Path, err)
+	}
+	check(again, a)
+	other, err := os.Open(filepath.Join(mnt, b.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(other, b)
+	if root.sys.decodedReads.Load() == 0 {
+		t.Errorf("%s, opened past the bound, was not served", b.Path)
+	}
+	if n := root.sys.passOpen.Load(); n != 1 {
+		t.Errorf("%d opens passed through, want 1 (the bound's opens hold none)", n)
+	}
+	again.Close()
+	other.Close()
+	first.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for root.sys.passOpen.Load() != 0 { // (RELEASE is asynchronous)
+		if time.Now().After(deadline) {
+			t.Fatalf("%d opens passed through after every file closed", root.sys.passOpen.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestPassthroughCorrupt: a decoded file whose stream breaks a rule is not
 // the store's: its open fails with EIO, logged once, as without a store,
 // and the other decoded files pass through.
