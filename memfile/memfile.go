@@ -204,30 +204,12 @@ func (s *Store) dropLocked(e *entry) {
 	e.fd = -1
 }
 
-// Has reports whether the store holds key's file of size bytes (a Get of
-// it would make nothing).
-func (s *Store) Has(key uint64, size int64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.m[key]
-	return ok && e.el != nil && e.size == size
-}
-
 // Holds reports whether the store holds a file for key, of any size.
 func (s *Store) Holds(key uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.m[key]
 	return ok && e.el != nil
-}
-
-// Drop forgets key's file, if held (its bytes changed).
-func (s *Store) Drop(key uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e, ok := s.m[key]; ok && e.el != nil {
-		s.dropLocked(e)
-	}
 }
 
 // Close closes every file held; a Get after it fails with ErrClosed (a
