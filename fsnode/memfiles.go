@@ -1,7 +1,6 @@
 package fsnode
 
 import (
-	"errors"
 	"fmt"
 
 	"gcfs/memfile"
@@ -52,11 +51,11 @@ func (n *Node) MemFile() (fd int, ok bool) {
 	if s == nil || !t.ready.Load() || n.Kind != Decoded || n.staticErr != nil {
 		return -1, false
 	}
-	size := n.Size() // the size step: a stream that does not decode fails it
-	if n.decErr != nil || size < 0 || size > min(s.MaxFile(), memFileMax) {
+	n.Size() // the size step: a stream that does not decode fails it
+	if !n.fitsMemFile(s) {
 		return -1, false
 	}
-	fd, err := s.Get(n.Ino, size, n.fillMem)
+	fd, err := s.Get(n.Ino, n.decSize, n.fillMem)
 	if err != nil {
 		return -1, false
 	}
@@ -64,6 +63,12 @@ func (n *Node) MemFile() (fd int, ok bool) {
 		t.filesAheadOf(n)
 	}
 	return fd, true
+}
+
+// fitsMemFile reports whether s takes n's file, once n is sized: a
+// stream that decodes whole, within the store's and memFileMax's bound.
+func (n *Node) fitsMemFile(s *memfile.Store) bool {
+	return n.decErr == nil && n.decSize >= 0 && n.decSize <= min(s.MaxFile(), memFileMax)
 }
 
 // nextHeld reports whether the store holds the decoded file after n in
@@ -83,7 +88,7 @@ func (t *Tree) nextHeld(s *memfile.Store, n *Node) bool {
 // takes its size from budget.
 func (t *Tree) memFileAhead(n *Node, budget *int64) bool {
 	s := t.memFiles.Load()
-	if s == nil || n.decErr != nil || n.decSize < 0 || n.decSize > min(s.MaxFile(), memFileMax) {
+	if s == nil || !n.fitsMemFile(s) {
 		return false
 	}
 	*budget -= n.decSize
@@ -97,19 +102,17 @@ func (t *Tree) memFileAhead(n *Node, budget *int64) bool {
 	return true
 }
 
-var errNotWhole = errors.New("not a whole decoded stream")
-
 // fillMem writes n's decoded bytes into w: the cache's blocks as they are
 // (one pwritev a chunk), decoded now where not cached. The blocks handed
 // out whole leave the cache (ServeSlices): the file holds them now.
 func (n *Node) fillMem(w *memfile.Writer) error {
-	r, err := n.openDecoded()
+	ix, err := n.index()
 	if err != nil {
 		return err
 	}
-	dr, ok := r.(*decodedReader)
-	if !ok {
-		return errNotWhole
+	dr, err := n.decodedReaderOf(ix)
+	if err != nil {
+		return err
 	}
 	dr.noFilesAhead = true // MemFile asks for them, once
 	size := w.Size()

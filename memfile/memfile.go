@@ -75,25 +75,13 @@ func Anonymous() (int, error) { return create(0) }
 // that one file never empties it of the rest.
 func (s *Store) MaxFile() int64 { return s.max / 4 }
 
-// Make makes key's file as Get does, unless the store holds it or another
-// Get is making it: a worker that makes files ahead of their readers moves
-// on to the next rather than wait. made says whether this call made it.
+// Make makes key's file as Get does, but gives out no descriptor, and
+// returns at once when the store holds the file or another call is making
+// it: a worker that makes files ahead of their readers moves on to the
+// next rather than wait. made says whether this call made it.
 func (s *Store) Make(key uint64, size int64, fill func(w *Writer) error) (made bool, err error) {
-	if size < 0 || size > s.MaxFile() {
-		return false, ErrTooLarge
-	}
-	s.mu.Lock()
-	if e, ok := s.m[key]; ok && (e.el == nil || e.size == size) {
-		s.mu.Unlock()
-		return false, nil
-	}
-	s.mu.Unlock()
-	fd, err := s.Get(key, size, fill)
-	if err != nil {
-		return false, err
-	}
-	closeFD(fd)
-	return true, nil
+	_, made, err = s.get(key, size, fill, false)
+	return made, err
 }
 
 // Get returns a new descriptor (close-on-exec; the caller closes it) of
@@ -105,14 +93,20 @@ func (s *Store) Make(key uint64, size int64, fill func(w *Writer) error) (made b
 // store within its budget (a descriptor given out keeps its file readable
 // after that).
 func (s *Store) Get(key uint64, size int64, fill func(w *Writer) error) (int, error) {
+	fd, _, err := s.get(key, size, fill, true)
+	return fd, err
+}
+
+// get is Get (wantFD) and Make (not: no descriptor, and no wait).
+func (s *Store) get(key uint64, size int64, fill func(w *Writer) error, wantFD bool) (fd int, made bool, err error) {
 	if size < 0 || size > s.MaxFile() {
-		return -1, ErrTooLarge
+		return -1, false, ErrTooLarge
 	}
 	for {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
-			return -1, ErrClosed
+			return -1, false, ErrClosed
 		}
 		e, ok := s.m[key]
 		if !ok {
@@ -120,9 +114,12 @@ func (s *Store) Get(key uint64, size int64, fill func(w *Writer) error) (int, er
 		}
 		if e.el == nil {
 			s.mu.Unlock()
+			if !wantFD {
+				return -1, false, nil // another call is making it
+			}
 			<-e.ready
 			if e.err != nil {
-				return -1, e.err
+				return -1, false, e.err
 			}
 			continue
 		}
@@ -133,16 +130,19 @@ func (s *Store) Get(key uint64, size int64, fill func(w *Writer) error) (int, er
 			break
 		}
 		s.ll.MoveToFront(e.el)
+		defer s.mu.Unlock()
+		if !wantFD {
+			return -1, false, nil
+		}
 		fd, err := dup(e.fd)
-		s.mu.Unlock()
-		return fd, err
+		return fd, false, err
 	}
 	e := &entry{key: key, size: size, fd: -1, ready: make(chan struct{})}
 	s.m[key] = e
 	s.bytes += size
 	s.mu.Unlock()
 
-	fd, err := s.make(size, fill)
+	fd, err = s.make(size, fill)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -155,13 +155,17 @@ func (s *Store) Get(key uint64, size int64, fill func(w *Writer) error) (int, er
 		e.err = err
 		delete(s.m, key)
 		s.bytes -= size
-		return -1, err
+		return -1, false, err
 	}
 	e.fd = fd
 	e.el = s.ll.PushFront(e)
 	s.made.Add(1)
 	s.evictLocked(e)
-	return dup(fd)
+	if !wantFD {
+		return -1, true, nil
+	}
+	fd, err = dup(fd)
+	return fd, true, err
 }
 
 // make creates and fills one file, checking it holds size bytes.

@@ -273,3 +273,48 @@ func TestFileBound(t *testing.T) {
 		}
 	}
 }
+
+// TestMake: Make makes a file once, gives out nothing, and returns at once
+// when the store holds the file or a Get is making it.
+func TestMake(t *testing.T) {
+	s := newStore(t, 1<<20)
+	var fills atomic.Int64
+	fill := func(w *Writer) error { fills.Add(1); return fillWith(pattern(1, 100))(w) }
+	if made, err := s.Make(1, 100, fill); !made || err != nil {
+		t.Fatalf("first Make: made %v, %v", made, err)
+	}
+	if made, err := s.Make(1, 100, fill); made || err != nil || fills.Load() != 1 {
+		t.Fatalf("Make of a held file: made %v, %v, %d fills", made, err, fills.Load())
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error)
+	go func() {
+		fd, err := s.Get(2, 100, func(w *Writer) error {
+			close(started)
+			<-release
+			return fillWith(pattern(2, 100))(w)
+		})
+		if err == nil {
+			unix.Close(fd)
+		}
+		done <- err
+	}()
+	<-started
+	if made, err := s.Make(2, 100, fill); made || err != nil {
+		t.Fatalf("Make while a Get makes the file: made %v, %v", made, err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if fills.Load() != 1 || !s.Holds(2) {
+		t.Fatalf("%d fills by Make, store holds 2: %v", fills.Load(), s.Holds(2))
+	}
+	fd, err := s.Get(1, 100, fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFD(t, fd); !bytes.Equal(got, pattern(1, 100)) {
+		t.Fatal("the file Make made reads wrong")
+	}
+}

@@ -539,21 +539,20 @@ func (f *fileNode) Open(ctx context.Context, flags uint32) (fh fs.FileHandle, fu
 	} else if accessWrites(flags) {
 		return nil, 0, syscall.EROFS
 	}
-	if f.passesThrough() {
+	pass := f.passesThrough()
+	if pass {
 		if h, ok := f.openPassthrough(); ok {
 			return h, 0, 0 // (go-fuse adds FOPEN_PASSTHROUGH)
 		}
-		// Served, on a handle that rides on the inode's backing file
-		// when another open registered one (passthrough.go).
-		h, errno := f.openServed()
-		if errno != 0 {
-			return nil, 0, errno
-		}
-		return &passHandle{fd: -1, serve: h}, fuse.FOPEN_KEEP_CACHE, 0
 	}
 	h, errno := f.openServed()
 	if errno != 0 {
 		return nil, 0, errno
+	}
+	if pass {
+		// Served, on a handle that rides on the inode's backing file
+		// when another open registered one (passthrough.go).
+		return &passHandle{fd: -1, serve: h}, fuse.FOPEN_KEEP_CACHE, 0
 	}
 	return h, fuse.FOPEN_KEEP_CACHE, 0
 }
